@@ -1,0 +1,139 @@
+"""Entry points: `playground [FILE]` opens the TUI; `validate`, `sim` and `check` run headless.
+
+Exit status: 0 success, 1 an expectation failed (`check`), 2 bad input (a scenario error, a bad flag).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .scenario import ScenarioError, load_scenario
+from .units import UnitError, format_duration, parse_duration
+
+DEFAULT_SCENARIO = Path(__file__).resolve().parent.parent / "scenarios" / "default.toml"
+COMMANDS = ("validate", "sim", "check", "tui")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="playground",
+        description="Rehearse how Kubernetes handles failing nodes, drains and priority.",
+        epilog="Without a command, opens the terminal UI on FILE (or on the built-in default scenario).",
+    )
+    sub = parser.add_subparsers(dest="command")
+    validate = sub.add_parser("validate", help="check a scenario file and exit")
+    validate.add_argument("file")
+    sim = sub.add_parser("sim", help="run a scenario headless and print its event log")
+    sim.add_argument("file")
+    sim.add_argument("--until", help="how long to run (a duration such as 10m); default: the scenario's duration")
+    sim.add_argument("--json", action="store_true", help="print one JSON document instead of the event log")
+    check = sub.add_parser("check", help="run a scenario and check its [[expect]] entries")
+    check.add_argument("file")
+    check.add_argument("--until", help="how long to run; default: the scenario's duration or the last expectation")
+    tui = sub.add_parser("tui", help="open the terminal UI (the default command)")
+    tui.add_argument("file", nargs="?")
+    tui.add_argument("--paused", action="store_true", help="start paused")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help")):
+        argv = ["tui", *argv]
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    try:
+        if args.command == "validate":
+            return _validate(args.file)
+        if args.command == "sim":
+            return _sim(args.file, args.until, args.json)
+        if args.command == "check":
+            return _check(args.file, args.until)
+        return _tui(args.file, args.paused)
+    except ScenarioError as exc:
+        print(exc.format(), file=sys.stderr)
+        return 2
+    except UnitError as exc:
+        print(f"playground: {exc}", file=sys.stderr)
+        return 2
+
+
+def _until(text: str | None, default: int) -> int:
+    if text is None:
+        return default
+    try:
+        return parse_duration(text)
+    except UnitError as exc:
+        raise UnitError(f"--until: {exc}") from None
+
+
+def _validate(file: str) -> int:
+    scenario = load_scenario(file)
+    nodes = len(scenario.node_names())
+    print(f"{file}: ok ({scenario.scenario.name}: {nodes} nodes, {len(scenario.deployments)} deployments, "
+          f"{len(scenario.timeline)} timeline entries, {len(scenario.expect)} expectations)")
+    return 0
+
+
+def _sim(file: str, until: str | None, as_json: bool) -> int:
+    from .engine import Simulation
+    from .engine.report import format_event, snapshot
+
+    sim = Simulation(load_scenario(file))
+    end = _until(until, sim.duration)
+    sim.run_until_ms(end)
+    if as_json:
+        json.dump(snapshot(sim), sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return 0
+    for event in sim.store.recorder.events:
+        print(format_event(event))
+    print(f"-- {sim.scenario.scenario.name} at {format_duration(sim.clock.now)}: "
+          f"zones {', '.join(f'{z or chr(34) * 2}={s}' for z, s in sorted(sim.nodelifecycle.zone_states.items()))}")
+    return 0
+
+
+def _check(file: str, until: str | None) -> int:
+    from .engine import Simulation
+
+    scenario = load_scenario(file)
+    sim = Simulation(scenario)
+    last = max((e.at for e in scenario.expect), default=0)
+    sim.run_until_ms(_until(until, max(sim.duration, last)))
+    if not scenario.expect:
+        print(f"{file}: no [[expect]] entries to check")
+        return 0
+    failed = 0
+    for result in sim.expectation_results:
+        head = f"{'PASS' if result.passed else 'FAIL'} at {format_duration(result.time)}"
+        if result.description:
+            head += f": {result.description}"
+        print(head)
+        for what, expected, actual, ok in result.checks:
+            mark = "ok " if ok else "BAD"
+            print(f"    {mark} {what}: expected {expected}, got {actual}")
+        failed += not result.passed
+    missing = len(scenario.expect) - len(sim.expectation_results)
+    if missing:
+        print(f"{missing} expectation(s) lie beyond the end of the run and were not checked")
+    total = len(sim.expectation_results)
+    print(f"{total - failed} passed, {failed} failed")
+    return 1 if failed or missing else 0
+
+
+def _tui(file: str | None, paused: bool) -> int:
+    path = Path(file) if file else DEFAULT_SCENARIO
+    scenario = load_scenario(path)
+    try:
+        from .tui.app import PlaygroundApp
+    except ImportError as exc:  # pragma: no cover - textual is a hard dependency
+        print(f"playground: the terminal UI is unavailable: {exc}", file=sys.stderr)
+        return 2
+    PlaygroundApp(scenario, path=path, paused=paused).run()
+    return 0

@@ -1,0 +1,108 @@
+"""What the kube-apiserver does on the way in and out: admission and graceful deletion.
+
+- Priority admission: the pod's priority and preemptionPolicy come from its PriorityClass (or the
+  globalDefault class, or 0).
+- DefaultTolerationSeconds admission (plugin/pkg/admission/defaulttolerationseconds): pods without a
+  matching toleration get not-ready and unreachable NoExecute tolerations for 300 s.
+- Graceful delete (pkg/registry/core/pod/strategy.go CheckGracefulDelete): unbound or terminated pods
+  go at once; others get deletionTimestamp = now + grace and wait for their kubelet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .objects import (
+    NO_EXECUTE,
+    NOT_READY_TAINT,
+    UNREACHABLE_TAINT,
+    Pod,
+    PriorityClass,
+    Toleration,
+)
+from .store import Store
+
+SYSTEM_CLUSTER_CRITICAL = PriorityClass(
+    "system-cluster-critical",
+    2_000_000_000,
+    description="Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.",
+)
+SYSTEM_NODE_CRITICAL = PriorityClass(
+    "system-node-critical",
+    2_000_001_000,
+    description="Used for system critical pods that must not be moved from their current node.",
+)
+HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000
+
+
+@dataclass(slots=True)
+class APIServerConfig:
+    default_not_ready_toleration_seconds: int = 300
+    default_unreachable_toleration_seconds: int = 300
+
+
+class AdmissionError(Exception):
+    """A create the API server refuses; the message is what kubectl would print."""
+
+
+class APIServer:
+    def __init__(self, store: Store, config: APIServerConfig) -> None:
+        self.store = store
+        self.config = config
+
+    # ---------------------------------------------------------------- admission
+
+    def admit_pod(self, pod: Pod) -> None:
+        self._admit_priority(pod)
+        pod.tolerations = self._default_tolerations(pod.tolerations)
+
+    def _admit_priority(self, pod: Pod) -> None:
+        classes = self.store.priority_classes
+        if pod.priority_class_name:
+            pc = classes.get(pod.priority_class_name)
+            if pc is None:
+                raise AdmissionError(
+                    f'pods "{pod.name}" is forbidden: no PriorityClass with name {pod.priority_class_name} was found'
+                )
+        else:
+            pc = next((c for c in classes.values() if c.global_default), None)
+            if pc is None:
+                # The `priority` shortcut of a scenario pod: kept as given, policy stays default.
+                return
+            pod.priority_class_name = pc.name
+        pod.priority = pc.value
+        pod.preemption_policy = pc.preemption_policy
+
+    def _default_tolerations(self, tolerations: tuple[Toleration, ...]) -> tuple[Toleration, ...]:
+        def has(key: str) -> bool:
+            return any(t.key in (key, "") and t.effect in (NO_EXECUTE, "") for t in tolerations)
+
+        extra = []
+        if not has(NOT_READY_TAINT):
+            extra.append(
+                Toleration(NOT_READY_TAINT, "Exists", "", NO_EXECUTE, self.config.default_not_ready_toleration_seconds)
+            )
+        if not has(UNREACHABLE_TAINT):
+            extra.append(
+                Toleration(UNREACHABLE_TAINT, "Exists", "", NO_EXECUTE, self.config.default_unreachable_toleration_seconds)
+            )
+        return tolerations + tuple(extra)
+
+    def create_pod(self, pod: Pod) -> Pod:
+        if pod.key in self.store.pods:
+            raise AdmissionError(f'pods "{pod.name}" already exists')
+        self.admit_pod(pod)
+        self.store.add_pod(pod)
+        return pod
+
+    # ---------------------------------------------------------------- deletion
+
+    def delete_pod(self, pod: Pod, grace_seconds: int | None = None) -> None:
+        """DELETE pods/name with optional DeleteOptions.gracePeriodSeconds."""
+        if self.store.pods.get(pod.key) is not pod:
+            return
+        grace = pod.termination_grace_period_seconds if grace_seconds is None else grace_seconds
+        if not pod.node_name or pod.is_terminal() or grace <= 0:
+            self.store.remove_pod(pod)
+            return
+        self.store.mark_pod_deleting(pod, grace)

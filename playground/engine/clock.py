@@ -1,0 +1,97 @@
+"""Virtual time and the timer heap.
+
+A timer names a handler and its arguments (design rule 6), never a closure, so the whole heap is
+plain data. Timers are ordered by (due time, phase, sequence): the phase puts the components of one
+instant in the documented order (operations, kubelets, node lifecycle, taint eviction, PodGC,
+disruption, workloads, scheduler) and the sequence keeps equal keys in insertion order, as SimPy does.
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Any, Callable
+
+# The order of work inside one instant of virtual time.
+PHASE_OPERATIONS = 0
+PHASE_KUBELET = 1
+PHASE_NODE_LIFECYCLE = 2
+PHASE_TAINT_EVICTION = 3
+PHASE_PODGC = 4
+PHASE_DISRUPTION = 5
+PHASE_WORKLOADS = 6
+PHASE_SCHEDULER = 7
+
+PHASE_NAMES = {
+    PHASE_OPERATIONS: "operations",
+    PHASE_KUBELET: "kubelet",
+    PHASE_NODE_LIFECYCLE: "node-lifecycle-controller",
+    PHASE_TAINT_EVICTION: "taint-eviction-controller",
+    PHASE_PODGC: "pod-garbage-collector",
+    PHASE_DISRUPTION: "disruption-controller",
+    PHASE_WORKLOADS: "workload-controllers",
+    PHASE_SCHEDULER: "scheduler",
+}
+
+
+class Clock:
+    """The engine's only clock: `now` in milliseconds and a heap of due timers."""
+
+    __slots__ = ("now", "_heap", "_seq", "_handlers", "_cancelled", "_live")
+    # _live holds the ids of timers not yet run or cancelled, so that cancelling a timer that has
+    # already fired is harmless.
+
+    def __init__(self) -> None:
+        self.now = 0
+        self._heap: list[tuple[int, int, int, str, tuple]] = []
+        self._seq = 0
+        self._handlers: dict[str, Callable[..., Any]] = {}
+        self._cancelled: set[int] = set()
+        self._live: set[int] = set()
+
+    def register(self, name: str, handler: Callable[..., Any]) -> None:
+        self._handlers[name] = handler
+
+    def call_at(self, due: int, phase: int, handler: str, *args: Any) -> int:
+        """Schedule handler(*args) at `due` (never in the past); returns the timer id."""
+        if handler not in self._handlers:
+            raise KeyError(f"no timer handler named {handler!r}")
+        self._seq += 1
+        heapq.heappush(self._heap, (max(due, self.now), phase, self._seq, handler, args))
+        self._live.add(self._seq)
+        return self._seq
+
+    def cancel(self, timer_id: int | None) -> None:
+        if timer_id is not None and timer_id in self._live:
+            self._live.discard(timer_id)
+            self._cancelled.add(timer_id)
+
+    def next_due(self) -> int | None:
+        self._drop_cancelled()
+        return self._heap[0][0] if self._heap else None
+
+    def pending(self) -> int:
+        return len(self._live)
+
+    def run_due(self, until: int) -> int:
+        """Run every timer due at or before `until`, advancing `now` to each; returns how many ran."""
+        ran = 0
+        heap = self._heap
+        while heap:
+            due, _phase, seq, handler, args = heap[0]
+            if due > until:
+                break
+            heapq.heappop(heap)
+            if seq in self._cancelled:
+                self._cancelled.discard(seq)
+                continue
+            self._live.discard(seq)
+            self.now = due
+            self._handlers[handler](*args)
+            ran += 1
+        self.now = max(self.now, until)
+        return ran
+
+    def _drop_cancelled(self) -> None:
+        heap = self._heap
+        while heap and heap[0][2] in self._cancelled:
+            self._cancelled.discard(heapq.heappop(heap)[2])

@@ -1,0 +1,165 @@
+"""Checking a scenario's [[expect]] entries against the simulation at their time."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..units import format_duration
+from .objects import Pod
+
+if TYPE_CHECKING:
+    from ..scenario.schema import EventMatch, Expectation, PodsMatch
+    from .simulation import Simulation
+
+Check = tuple[str, str, str, bool]
+
+
+def check(sim: "Simulation", exp: "Expectation") -> list[Check]:
+    checks: list[Check] = []
+    if exp.node:
+        checks += _node_checks(sim, exp)
+    if exp.pod:
+        checks += _pod_checks(sim, exp)
+    if exp.zones:
+        for zone, want in exp.zones.items():
+            have = sim.nodelifecycle.zone_states.get(zone, "<no such zone>")
+            checks.append((f"zone {zone}", want, have, have == want))
+    if exp.event is not None:
+        found = _events(sim, exp.event)
+        actual = _describe_events(found) if found else "none"
+        checks.append((f"event {_describe_match(exp.event)}", "at least one", actual, bool(found)))
+    if exp.noEvent is not None:
+        found = _events(sim, exp.noEvent)
+        actual = _describe_events(found) if found else "none"
+        checks.append((f"no event {_describe_match(exp.noEvent)}", "none", actual, not found))
+    if exp.pods is not None:
+        count = sum(1 for p in sim.store.pods.values() if _pod_matches(p, exp.pods))
+        checks.append((f"pods {_describe_pods(exp.pods)}", str(exp.pods.count), str(count), count == exp.pods.count))
+    return checks
+
+
+def _node_checks(sim: "Simulation", exp: "Expectation") -> list[Check]:
+    node = sim.store.nodes.get(exp.node or "")
+    if node is None:
+        return [(f"node {exp.node}", "exists", "not found", False)]
+    out: list[Check] = []
+    for ctype, want in (exp.conditions or {}).items():
+        have = node.ready_status() if ctype == "Ready" else (node.conditions[ctype].status if ctype in node.conditions else None)
+        out.append((f"node {node.name} {ctype}", want, have or "<none>", have == want))
+    taints = set(node.taint_strings())
+    for taint in exp.taints or []:
+        out.append((f"node {node.name} taint {taint}", "present", _taint_list(taints), taint in taints))
+    for taint in exp.noTaints or []:
+        out.append((f"node {node.name} taint {taint}", "absent", _taint_list(taints), taint not in taints))
+    if exp.unschedulable is not None:
+        out.append((f"node {node.name} unschedulable", str(exp.unschedulable).lower(),
+                    str(node.unschedulable).lower(), node.unschedulable == exp.unschedulable))
+    if exp.power is not None:
+        power = sim.kubelets[node.name].power
+        out.append((f"node {node.name} power", exp.power, power, power == exp.power))
+    if exp.podCount is not None:
+        count = sum(1 for p in sim.store.pods_on(node.name) if not p.is_terminal())
+        out.append((f"node {node.name} pods", str(exp.podCount), str(count), count == exp.podCount))
+    return out
+
+
+def _taint_list(taints: set[str]) -> str:
+    return ", ".join(sorted(taints)) or "no taints"
+
+
+def _pod_checks(sim: "Simulation", exp: "Expectation") -> list[Check]:
+    key = exp.pod if "/" in (exp.pod or "") else f"{exp.namespace}/{exp.pod}"
+    pod = sim.store.pods.get(key)
+    label = f"pod {key}"
+    if pod is None:
+        if exp.phase == "Gone":
+            return [(f"{label} phase", "Gone", "Gone", True)]
+        return [(label, "exists", "not found", False)]
+    out: list[Check] = []
+    if exp.phase is not None:
+        out.append((f"{label} phase", exp.phase, pod.phase, pod.phase == exp.phase))
+    if exp.deleting is not None:
+        deleting = pod.deletion_timestamp is not None
+        out.append((f"{label} deleting", str(exp.deleting).lower(), str(deleting).lower(), deleting == exp.deleting))
+    if exp.podNode is not None:
+        out.append((f"{label} node", exp.podNode, pod.node_name or "<none>", pod.node_name == exp.podNode))
+    if exp.nominatedNodeName is not None:
+        out.append((f"{label} nominatedNodeName", exp.nominatedNodeName or "<none>",
+                    pod.nominated_node_name or "<none>", pod.nominated_node_name == exp.nominatedNodeName))
+    if exp.reason is not None:
+        out.append((f"{label} reason", exp.reason, pod.reason or "<none>", pod.reason == exp.reason))
+    if exp.message is not None:
+        actual = _pod_message(sim, pod)
+        out.append((f"{label} message", f"contains {exp.message!r}", actual or "<none>", exp.message in actual))
+    for ctype, want in (exp.podConditions or {}).items():
+        have = pod.condition_status(ctype)
+        out.append((f"{label} {ctype}", want, have or "<none>", have == want))
+    return out
+
+
+def _pod_message(sim: "Simulation", pod: Pod) -> str:
+    """The pod's status message, or the scheduler's explanation when it is pending."""
+    if pod.message:
+        return pod.message
+    scheduled = pod.conditions.get("PodScheduled")
+    return scheduled.message if scheduled and scheduled.message else ""
+
+
+def _events(sim: "Simulation", match: "EventMatch") -> list:
+    found = []
+    for event in sim.store.recorder.events:
+        if event.reason != match.reason:
+            continue
+        if match.object is not None and event.object != match.object:
+            continue
+        if match.type is not None and event.type != match.type:
+            continue
+        if match.message is not None and match.message not in event.message:
+            continue
+        if match.time is not None and event.time != match.time:
+            continue
+        found.append(event)
+    return found
+
+
+def _describe_match(match: "EventMatch") -> str:
+    text = match.reason
+    if match.object:
+        text += f" on {match.object}"
+    if match.message:
+        text += f" containing {match.message!r}"
+    if match.time is not None:
+        text += f" at {format_duration(match.time)}"
+    return text
+
+
+def _describe_events(events: list) -> str:
+    shown = ", ".join(f"{e.object} at {format_duration(e.time)}" for e in events[:3])
+    return shown + (f" (+{len(events) - 3} more)" if len(events) > 3 else "")
+
+
+def _pod_matches(pod: Pod, match: "PodsMatch") -> bool:
+    if any(pod.labels.get(k) != v for k, v in match.selector.items()):
+        return False
+    if match.namespace is not None and pod.namespace != match.namespace:
+        return False
+    if match.node is not None and pod.node_name != match.node:
+        return False
+    if match.notNode is not None and pod.node_name == match.notNode:
+        return False
+    if match.phase is not None and pod.phase != match.phase:
+        return False
+    if match.deleting is not None and (pod.deletion_timestamp is not None) != match.deleting:
+        return False
+    if match.ready is not None and pod.is_ready() != match.ready:
+        return False
+    return True
+
+
+def _describe_pods(match: "PodsMatch") -> str:
+    parts = [",".join(f"{k}={v}" for k, v in match.selector.items()) or "all"]
+    for name in ("namespace", "node", "notNode", "phase", "deleting", "ready"):
+        value = getattr(match, name)
+        if value is not None:
+            parts.append(f"{name}={str(value).lower() if isinstance(value, bool) else value}")
+    return " ".join(parts)

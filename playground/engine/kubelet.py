@@ -1,0 +1,409 @@
+"""The kubelet of each node, and the machine it runs on.
+
+Modelled after pkg/kubelet: the node lease in kube-node-lease renewed every
+nodeLeaseDurationSeconds x 0.25, node status computed every nodeStatusUpdateFrequency and posted when
+it changed or nodeStatusReportFrequency has passed, pod admission, container start and graceful stop.
+
+Cost follows work: while a kubelet is healthy its periodic lease renewals and unchanged status reports
+are not timers. Their times lie on a fixed grid, so `catch_up()` writes the latest renewTime and
+heartbeat into the Lease and Node when someone reads them; the values are exactly those a polling
+kubelet would have written. Only real changes (start, stop, partition, status changes) run timers.
+
+The machine is separate from the kubelet: `power` (on/off), `network` (connected/partitioned) and
+whether the kubelet process runs. Containers live on the machine: a partitioned node keeps running
+them, a powered-off one loses them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .clock import PHASE_KUBELET
+from .objects import FALSE, RUNNING, TRUE, Condition, Lease, Node, Pod
+
+if TYPE_CHECKING:
+    from .simulation import Simulation
+
+LEASE_RENEW_FRACTION = 0.25
+# backoffEnsureLease: 100 ms doubled before each sleep, capped at 7 s.
+LEASE_BACKOFF_START_MS = 100
+LEASE_BACKOFF_MAX_MS = 7000
+
+
+@dataclass(slots=True)
+class KubeletConfig:
+    """KubeletConfiguration fields the simulation uses (durations in ms)."""
+
+    node_status_update_frequency: int = 10_000
+    node_status_report_frequency: int = 300_000
+    node_lease_duration_seconds: int = 40
+    shutdown_grace_period: int = 0
+    shutdown_grace_period_critical_pods: int = 0
+    shutdown_grace_period_by_pod_priority: list[tuple[int, int]] = field(default_factory=list)
+    max_pods: int = 110
+
+    @property
+    def lease_renew_interval(self) -> int:
+        return int(self.node_lease_duration_seconds * 1000 * LEASE_RENEW_FRACTION)
+
+
+@dataclass(slots=True)
+class Container:
+    """The containers of one pod on one machine (the simulation treats a pod's containers as one)."""
+
+    pod_key: str
+    uid: str
+    started: bool = False
+    stopping: bool = False
+    timer: int | None = None
+
+
+def grid_last(anchor: int, period: int, now: int) -> int:
+    """The last point anchor + k*period (k >= 0) at or before now."""
+    if now <= anchor or period <= 0:
+        return anchor
+    return anchor + (now - anchor) // period * period
+
+
+def grid_next(anchor: int, period: int, at_least: int) -> int:
+    """The first point anchor + k*period (k >= 0) at or after at_least."""
+    if at_least <= anchor or period <= 0:
+        return anchor
+    return anchor + -(-(at_least - anchor) // period) * period
+
+
+def lease_backoff_success(first_failure: int, reachable_from: int) -> int:
+    """When backoffEnsureLease, retrying since first_failure, first gets through after a heal."""
+    attempt, sleep = first_failure, LEASE_BACKOFF_START_MS
+    while attempt < reachable_from:
+        sleep = min(2 * sleep, LEASE_BACKOFF_MAX_MS)
+        attempt += sleep
+    return attempt
+
+
+class Kubelet:
+    """One node's kubelet and machine."""
+
+    def __init__(self, sim: "Simulation", node_name: str, config: KubeletConfig) -> None:
+        self.sim = sim
+        self.node_name = node_name
+        self.config = config
+        self.power = "on"
+        self.network = "connected"
+        self.running = True
+        self.containers: dict[str, Container] = {}
+        # Lease renewals lie on a grid anchored at lease_anchor while the kubelet can reach the API.
+        self.lease_anchor = 0
+        self.lease_renew_time: int | None = None
+        # Status: the sync loop's grid, the last report the API server got.
+        self.status_anchor = 0
+        self.last_report = 0
+        self.status_timer: int | None = None
+        self.reachable_at: int | None = None  # a heal's lease backoff not finished yet
+        self.lost_at: int | None = None
+        self.shutdown = None  # set by the node shutdown manager while a shutdown runs
+
+    # ---------------------------------------------------------------- state
+
+    @property
+    def signalling(self) -> bool:
+        """Can this kubelet write to the API server right now?"""
+        return self.power == "on" and self.running and self.network == "connected" and self.reachable_at is None
+
+    @property
+    def node(self) -> Node | None:
+        return self.sim.store.nodes.get(self.node_name)
+
+    def state_label(self) -> str:
+        if self.power == "off":
+            return "PoweredOff"
+        if self.shutdown is not None:
+            return "ShuttingDown"
+        if not self.running:
+            return "KubeletStopped"
+        if self.network != "connected":
+            return "Partitioned"
+        if self.reachable_at is not None:
+            return "Reconnecting"
+        return "Running"
+
+    # ---------------------------------------------------------------- registration
+
+    def register(self) -> None:
+        """Kubelet start on a machine whose Node object exists: lease, first status, pods."""
+        now = self.sim.clock.now
+        self.lease_anchor = now
+        self.status_anchor = now
+        store = self.sim.store
+        if self.node_name not in store.leases:
+            store.leases[self.node_name] = Lease(self.node_name, self.node_name, self.config.node_lease_duration_seconds)
+        self.lease_renew_time = now
+        self._write_lease()
+        self.sync_status(force=True)
+        self.reconcile_pods()
+
+    # ---------------------------------------------------------------- lease and status
+
+    def catch_up(self, before: int | None = None) -> None:
+        """Write the periodic lease renewals and status reports due by now, or strictly before
+        `before` (see module doc)."""
+        if not self.signalling:
+            return
+        now = self.sim.clock.now if before is None else before - 1
+        renew = grid_last(self.lease_anchor, self.config.lease_renew_interval, now)
+        if self.lease_renew_time is None or renew > self.lease_renew_time:
+            self.lease_renew_time = renew
+            self._write_lease()
+        report = self._last_periodic_report(now)
+        if report > self.last_report:
+            self.last_report = report
+            node = self.node
+            if node is not None:
+                for cond in node.conditions.values():
+                    if cond.type != "NetworkUnavailable":
+                        cond.last_heartbeat_time = report
+
+    def _last_periodic_report(self, now: int) -> int:
+        period = self.config.node_status_update_frequency
+        report = self.last_report
+        while True:
+            nxt = grid_next(self.status_anchor, period, report + self.config.node_status_report_frequency)
+            if nxt > now:
+                return report
+            report = nxt
+
+    def last_signal(self) -> int:
+        """The newest of lease renewTime and Ready heartbeat as the API server has them."""
+        self.catch_up()
+        node = self.node
+        ready = node.conditions.get("Ready") if node else None
+        heartbeat = ready.last_heartbeat_time if ready and ready.last_heartbeat_time is not None else -1
+        return max(self.lease_renew_time if self.lease_renew_time is not None else -1, heartbeat)
+
+    def _write_lease(self) -> None:
+        lease = self.sim.store.leases.get(self.node_name)
+        if lease is not None:
+            self.sim.store.changes.nodes.add(self.node_name)
+
+    def desired_conditions(self) -> dict[str, tuple[str, str, str]]:
+        """setters.go: what this kubelet would report now (type -> status, reason, message)."""
+        conditions = {
+            "MemoryPressure": (FALSE, "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+            "DiskPressure": (FALSE, "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+            "PIDPressure": (FALSE, "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+        }
+        if self.shutdown is not None:
+            conditions["Ready"] = (FALSE, "KubeletNotReady", "node is shutting down")
+        else:
+            conditions["Ready"] = (TRUE, "KubeletReady", "kubelet is posting ready status")
+        return conditions
+
+    def sync_status(self, force: bool = False) -> None:
+        """tryUpdateNodeStatus: patch when anything changed or the report period has passed."""
+        self.status_timer = None
+        node = self.node
+        if node is None or not self.signalling:
+            return
+        now = self.sim.clock.now
+        self.catch_up()
+        desired = self.desired_conditions()
+        changed = any(
+            (c := node.conditions.get(t)) is None or (c.status, c.reason, c.message) != want
+            for t, want in desired.items()
+        )
+        if not (force or changed or now - self.last_report >= self.config.node_status_report_frequency):
+            return
+        old_ready = node.ready_status()
+        conditions = dict(node.conditions)
+        for ctype, (status, reason, message) in desired.items():
+            old = node.conditions.get(ctype)
+            transition = old.last_transition_time if old and old.status == status else now
+            conditions[ctype] = Condition(ctype, status, reason, message, now, transition)
+        self.last_report = now
+        self.sim.store.set_node_conditions(node, conditions)
+        new_ready = conditions["Ready"].status
+        if new_ready != old_ready:
+            status_event = "NodeReady" if new_ready == TRUE else "NodeNotReady"
+            self.sim.store.event(
+                "Normal", status_event, f"Node/{self.node_name}",
+                f"Node {self.node_name} status is now: {status_event}", "kubelet",
+            )
+
+    def schedule_status_sync(self) -> None:
+        """Post at the next tick of the status loop (used after a heal)."""
+        if self.status_timer is not None:
+            return
+        due = grid_next(self.status_anchor, self.config.node_status_update_frequency, self.sim.clock.now)
+        self.status_timer = self.sim.clock.call_at(due, PHASE_KUBELET, "kubelet.sync_status", self.node_name)
+
+    # ---------------------------------------------------------------- machine and process
+
+    def _go_silent(self) -> None:
+        """Freeze the lease and status where the API server last saw them. An operation runs before
+        the kubelets at its instant, so a renewal due at this very instant does not happen."""
+        self.catch_up(before=self.sim.clock.now)
+        self.lost_at = self.sim.clock.now
+        self.sim.clock.cancel(self.status_timer)
+        self.status_timer = None
+        self.sim.nodelifecycle.watch(self.node_name)
+
+    def power_off(self) -> None:
+        if self.signalling:
+            self._go_silent()
+        self.power = "off"
+        self.running = False
+        self.reachable_at = None
+        for container in self.containers.values():
+            self.sim.clock.cancel(container.timer)
+        self.containers.clear()
+        self.shutdown = None
+
+    def power_on(self) -> None:
+        self.power = "on"
+        self.running = True
+        self.network = "connected"
+        self.reachable_at = None
+        self.sim.store.event("Normal", "Starting", f"Node/{self.node_name}", "Starting kubelet.", "kubelet")
+        self.register()
+
+    def stop_process(self) -> None:
+        if self.signalling:
+            self._go_silent()
+        self.running = False
+        self.reachable_at = None
+
+    def start_process(self) -> None:
+        self.running = True
+        self.reachable_at = None
+        self.sim.store.event("Normal", "Starting", f"Node/{self.node_name}", "Starting kubelet.", "kubelet")
+        if self.network == "connected":
+            self.register()
+
+    def partition(self) -> None:
+        if self.signalling:
+            self._go_silent()
+        self.network = "partitioned"
+        self.reachable_at = None
+
+    def heal(self) -> None:
+        self.network = "connected"
+        if not (self.power == "on" and self.running):
+            return
+        now = self.sim.clock.now
+        first_failure = (self.lease_renew_time or 0) + self.config.lease_renew_interval
+        back = lease_backoff_success(first_failure, now) if first_failure < now else first_failure
+        self.reachable_at = back
+        self.sim.clock.call_at(back, PHASE_KUBELET, "kubelet.reconnected", self.node_name)
+
+    def reconnected(self) -> None:
+        """backoffEnsureLease got through: renew, re-anchor the loops, reconcile pods."""
+        if self.reachable_at is None or self.network != "connected":
+            return
+        self.reachable_at = None
+        now = self.sim.clock.now
+        self.lease_anchor = now
+        self.lease_renew_time = now
+        self._write_lease()
+        self.schedule_status_sync()
+        self.reconcile_pods()
+
+    # ---------------------------------------------------------------- pods
+
+    def pod_bound(self, pod: Pod) -> None:
+        if not self.signalling or pod.key in self.containers:
+            return
+        if self.sim.nodeshutdown.reject_pod(self, pod):
+            return
+        if pod.start_time is None:
+            self.sim.store.set_pod_condition(pod, "Initialized", TRUE)
+            pod.start_time = self.sim.clock.now
+        self._start_container(pod)
+
+    def _start_container(self, pod: Pod) -> None:
+        container = Container(pod.key, pod.uid)
+        self.containers[pod.key] = container
+        due = self.sim.clock.now + pod.start_duration
+        container.timer = self.sim.clock.call_at(due, PHASE_KUBELET, "kubelet.container_started", self.node_name, pod.key)
+
+    def container_started(self, pod_key: str) -> None:
+        container = self.containers.get(pod_key)
+        if container is None:
+            return
+        container.timer = None
+        container.started = True
+        pod = self.sim.store.pods.get(pod_key)
+        if pod is None or pod.uid != container.uid or not self.signalling:
+            return
+        self._report_running(pod)
+
+    def _report_running(self, pod: Pod) -> None:
+        store = self.sim.store
+        if pod.phase != RUNNING:
+            store.set_pod_phase(pod, RUNNING)
+        store.set_pod_condition(pod, "ContainersReady", TRUE)
+        store.set_pod_condition(pod, "Ready", TRUE)
+
+    def pod_deleting(self, pod: Pod) -> None:
+        """The pod got a deletionTimestamp: stop its containers within its grace period."""
+        if not self.signalling:
+            return
+        container = self.containers.get(pod.key)
+        if container is None or container.uid != pod.uid:
+            self.sim.store.remove_pod(pod)
+            return
+        grace = (pod.deletion_grace_period_seconds or 0) * 1000
+        self.stop_container(container, grace, pod)
+
+    def stop_container(self, container: Container, grace_ms: int, pod: Pod | None) -> None:
+        """SIGTERM now; the app exits after its stopDuration, SIGKILL at the end of the grace period."""
+        stop_after = grace_ms if pod is None or pod.stop_duration is None else min(pod.stop_duration, grace_ms)
+        if container.stopping and container.timer is not None:
+            return
+        self.sim.clock.cancel(container.timer)
+        container.stopping = True
+        if pod is not None:
+            self.sim.store.event("Normal", "Killing", pod.ref, "Stopping container main", "kubelet")
+        container.timer = self.sim.clock.call_at(
+            self.sim.clock.now + stop_after, PHASE_KUBELET, "kubelet.container_stopped", self.node_name, container.pod_key
+        )
+
+    def container_stopped(self, pod_key: str) -> None:
+        container = self.containers.pop(pod_key, None)
+        if container is None:
+            return
+        pod = self.sim.store.pods.get(pod_key)
+        if pod is None or pod.uid != container.uid:
+            return
+        self.sim.nodeshutdown.container_stopped(self, pod)
+        if pod.deletion_timestamp is not None and self.signalling:
+            # The kubelet's final delete once the containers are gone.
+            self.sim.store.remove_pod(pod)
+
+    def pod_removed(self, pod: Pod) -> None:
+        """The API object is gone (force delete): kill the containers if the kubelet can see it."""
+        container = self.containers.get(pod.key)
+        if container is None or container.uid != pod.uid or not self.signalling:
+            return
+        self.sim.clock.cancel(container.timer)
+        del self.containers[pod.key]
+
+    def reconcile_pods(self) -> None:
+        """After (re)connecting: line the machine's containers up with the API's pods."""
+        store = self.sim.store
+        for key, container in list(self.containers.items()):
+            pod = store.pods.get(key)
+            if pod is None or pod.uid != container.uid or pod.node_name != self.node_name:
+                self.sim.clock.cancel(container.timer)
+                del self.containers[key]
+        for pod in store.pods_on(self.node_name):
+            if pod.is_terminal():
+                continue
+            if pod.deletion_timestamp is not None:
+                self.pod_deleting(pod)
+                continue
+            container = self.containers.get(pod.key)
+            if container is None:
+                self.pod_bound(pod)
+            elif container.started:
+                self._report_running(pod)

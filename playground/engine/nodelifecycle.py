@@ -1,0 +1,538 @@
+"""The node lifecycle controller (pkg/controller/nodelifecycle/node_lifecycle_controller.go).
+
+monitorNodeHealth runs every node-monitor-period. For each node it keeps a probe timestamp in
+controller time, marks Ready/MemoryPressure/DiskPressure/PIDPressure Unknown once
+now > probe + grace, queues NoExecute tainting per zone using the condition it *observed* before its
+own update (so its own flip is tainted one pass later), records NodeNotReady and marks the pods not
+ready. handleDisruption then computes zone states and sets each zone's token bucket.
+doNoScheduleTaintingPass runs on every node update; doNoExecuteTaintingPass drains the zone queues on
+a 100 ms grid, subject to each zone's limiter.
+
+Cost follows work: a pass visits only the nodes that are not quietly healthy (`watch`). A healthy
+node's probe timestamp is the first pass at or after its newest lease renewal or heartbeat, which is
+what a controller visiting it every pass would have recorded, so skipping it changes nothing.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .clock import PHASE_NODE_LIFECYCLE
+from .objects import (
+    DISK_PRESSURE_TAINT,
+    EXCLUDE_DISRUPTION_LABEL,
+    FALSE,
+    MEMORY_PRESSURE_TAINT,
+    NETWORK_UNAVAILABLE_TAINT,
+    NO_EXECUTE,
+    NO_SCHEDULE,
+    NOT_READY_TAINT,
+    PID_PRESSURE_TAINT,
+    TRUE,
+    UNKNOWN,
+    UNREACHABLE_TAINT,
+    UNSCHEDULABLE_TAINT,
+    Condition,
+    Node,
+    Taint,
+)
+
+if TYPE_CHECKING:
+    from .simulation import Simulation
+
+INITIAL, NORMAL, PARTIAL, FULL = "Initial", "Normal", "PartialDisruption", "FullDisruption"
+NODE_EVICTION_PERIOD_MS = 100
+RETRY_NO_READY_MS = 50
+
+NOT_READY_NO_EXECUTE = Taint(NOT_READY_TAINT, NO_EXECUTE)
+UNREACHABLE_NO_EXECUTE = Taint(UNREACHABLE_TAINT, NO_EXECUTE)
+
+# nodeConditionToTaintKeyStatusMap
+CONDITION_TAINTS = {
+    ("Ready", FALSE): NOT_READY_TAINT,
+    ("Ready", UNKNOWN): UNREACHABLE_TAINT,
+    ("MemoryPressure", TRUE): MEMORY_PRESSURE_TAINT,
+    ("DiskPressure", TRUE): DISK_PRESSURE_TAINT,
+    ("NetworkUnavailable", TRUE): NETWORK_UNAVAILABLE_TAINT,
+    ("PIDPressure", TRUE): PID_PRESSURE_TAINT,
+}
+NO_SCHEDULE_KEYS = frozenset(CONDITION_TAINTS.values()) | {UNSCHEDULABLE_TAINT}
+HEALTH_CONDITIONS = ("Ready", "MemoryPressure", "DiskPressure", "PIDPressure")
+
+
+@dataclass(slots=True)
+class NodeLifecycleConfig:
+    node_monitor_period: int = 5_000
+    node_monitor_grace_period: int = 50_000
+    node_startup_grace_period: int = 60_000
+    node_eviction_rate: float = 0.1
+    secondary_node_eviction_rate: float = 0.01
+    large_cluster_size_threshold: int = 50
+    unhealthy_zone_threshold: float = 0.55
+
+
+@dataclass(slots=True)
+class NodeHealth:
+    """nodeHealthData, with the probe kept as a floor plus the newest signal seen."""
+
+    probe_floor: int
+    ready_transition: int
+    signal: int = -1
+    heartbeat: int | None = None
+    transition: int | None = None
+
+
+class TokenBucket:
+    """golang.org/x/time/rate with burst 1, as flowcontrol.NewTokenBucketRateLimiter; qps 0 never accepts."""
+
+    __slots__ = ("qps", "tokens", "last")
+
+    def __init__(self, qps: float, now: int) -> None:
+        self.qps = qps
+        self.tokens = 1.0
+        self.last = now
+
+    def _refill(self, now: int) -> None:
+        if self.qps > 0 and now > self.last:
+            self.tokens = min(1.0, self.tokens + (now - self.last) * self.qps / 1000)
+        self.last = max(self.last, now)
+
+    def try_accept(self, now: int) -> bool:
+        if self.qps <= 0:
+            return False
+        self._refill(now)
+        if self.tokens >= 1.0 - 1e-9:
+            self.tokens -= 1.0
+            return True
+        return False
+
+    def next_token_at(self, now: int) -> int | None:
+        if self.qps <= 0:
+            return None
+        self._refill(now)
+        if self.tokens >= 1.0 - 1e-9:
+            return now
+        return now + int(-(-(1.0 - self.tokens) * 1000 // self.qps))
+
+
+@dataclass(slots=True)
+class ZoneQueue:
+    """RateLimitedTimedQueue: a heap by ProcessAt plus the set of names ever added and not Removed."""
+
+    limiter: TokenBucket
+    heap: list[tuple[int, int, str]] = field(default_factory=list)
+    members: set[str] = field(default_factory=set)
+    queued: dict[str, int] = field(default_factory=dict)  # name -> seq of its live heap entry
+
+    def add(self, name: str, now: int, seq: int) -> bool:
+        if name in self.members:
+            return False
+        self.members.add(name)
+        self.queued[name] = seq
+        heapq.heappush(self.heap, (now, seq, name))
+        return True
+
+    def remove(self, name: str) -> None:
+        self.members.discard(name)
+        self.queued.pop(name, None)
+
+    def head(self) -> tuple[int, int, str] | None:
+        while self.heap and self.queued.get(self.heap[0][2]) != self.heap[0][1]:
+            heapq.heappop(self.heap)
+        return self.heap[0] if self.heap else None
+
+
+class NodeLifecycleController:
+    def __init__(self, sim: "Simulation", config: NodeLifecycleConfig) -> None:
+        self.sim = sim
+        self.config = config
+        self.health: dict[str, NodeHealth] = {}
+        self.watched: set[str] = set()
+        self.zone_states: dict[str, str] = {}
+        self.zone_queues: dict[str, ZoneQueue] = {}
+        # zone -> [counted nodes, ready nodes]; kept on every node change instead of a scan per pass.
+        self.zone_counts: dict[str, list[int]] = {}
+        self._counted: dict[str, tuple[str, bool]] = {}
+        self.all_zones_down = False
+        self._seq = 0
+        self.taint_pass_at: int | None = None
+        self._taint_timer: int | None = None
+        self.evictions_total: dict[str, int] = {}
+        sim.store.node_watchers.append(self._on_node_event)
+
+    def start(self) -> None:
+        self.sim.clock.call_at(0, PHASE_NODE_LIFECYCLE, "nodelifecycle.monitor")
+
+    def watch(self, name: str) -> None:
+        self.watched.add(name)
+
+    # ---------------------------------------------------------------- informer
+
+    def _on_node_event(self, what: str, node: Node) -> None:
+        if what == "removed":
+            self._count(node.name, None)
+            self.health.pop(node.name, None)
+            for queue in self.zone_queues.values():
+                queue.remove(node.name)
+            self.sim.store.event("Normal", "RemovingNode", f"Node/{node.name}",
+                                 f"Node {node.name} event: Removing Node {node.name} from Controller",
+                                 "node-controller")
+            self.watched.discard(node.name)
+            return
+        self._count(node.name, node)
+        self.watched.add(node.name)
+        if what in ("added", "conditions", "spec"):
+            self.no_schedule_tainting_pass(node)
+
+    def _count(self, name: str, node: Node | None) -> None:
+        old = self._counted.pop(name, None)
+        if old is not None:
+            counts = self.zone_counts[old[0]]
+            counts[0] -= 1
+            counts[1] -= old[1]
+        if node is None or EXCLUDE_DISRUPTION_LABEL in node.labels:
+            return
+        ready = node.ready_status() == TRUE
+        counts = self.zone_counts.setdefault(node.zone, [0, 0])
+        counts[0] += 1
+        counts[1] += ready
+        self._counted[name] = (node.zone, ready)
+
+    # ---------------------------------------------------------------- NoSchedule taints
+
+    def no_schedule_tainting_pass(self, node: Node) -> None:
+        wanted = {CONDITION_TAINTS[(c.type, c.status)] for c in node.conditions.values()
+                  if (c.type, c.status) in CONDITION_TAINTS}
+        if node.unschedulable:
+            wanted.add(UNSCHEDULABLE_TAINT)
+        have = {t.key for t in node.taints if t.effect == NO_SCHEDULE and t.key in NO_SCHEDULE_KEYS}
+        add = [Taint(k, NO_SCHEDULE) for k in sorted(wanted - have)]
+        remove = [Taint(k, NO_SCHEDULE) for k in sorted(have - wanted)]
+        if add or remove:
+            self.sim.store.update_taints(node, add, remove)
+
+    # ---------------------------------------------------------------- monitorNodeHealth
+
+    def monitor(self) -> None:
+        now = self.sim.clock.now
+        self.sim.clock.call_at(now + self.config.node_monitor_period, PHASE_NODE_LIFECYCLE, "nodelifecycle.monitor")
+        store = self.sim.store
+        for name in sorted(self.watched):
+            node = store.nodes.get(name)
+            if node is None:
+                self.watched.discard(name)
+                continue
+            self._monitor_node(node)
+        self._handle_disruption()
+        for name in list(self.watched):
+            node = store.nodes.get(name)
+            if node is not None and self._quiet(node):
+                self.watched.discard(name)
+        self._arm_taint_pass()
+
+    def _quiet(self, node: Node) -> bool:
+        kubelet = self.sim.kubelets.get(node.name)
+        return (
+            node.ready_status() == TRUE
+            and kubelet is not None and kubelet.signalling
+            and not node.has_taint(NOT_READY_TAINT, NO_EXECUTE)
+            and not node.has_taint(UNREACHABLE_TAINT, NO_EXECUTE)
+            and node.name not in self._queue(node.zone).members
+        )
+
+    def _monitor_node(self, node: Node) -> None:
+        health = self.health.get(node.name)
+        if health is None:
+            self.sim.store.event("Normal", "RegisteredNode", f"Node/{node.name}",
+                                 f"Node {node.name} event: Registered Node {node.name} in Controller",
+                                 "node-controller")
+            self._zone_seen(node.zone)
+            self.mark_node_as_reachable(node)
+        observed, current = self._try_update_node_health(node)
+        self._process_taint_based_eviction(node, observed)
+        if current != TRUE and observed == TRUE:
+            self.sim.store.event("Normal", "NodeNotReady", f"Node/{node.name}",
+                                 f"Node {node.name} status is now: NodeNotReady", "node-controller")
+            self._mark_pods_not_ready(node)
+
+    def _pass_ceil(self, t: int) -> int:
+        period = self.config.node_monitor_period
+        return -(-t // period) * period
+
+    def _try_update_node_health(self, node: Node) -> tuple[str, str]:
+        now = self.sim.clock.now
+        kubelet = self.sim.kubelets.get(node.name)
+        signal = kubelet.last_signal() if kubelet is not None else -1  # also brings heartbeats up to date
+        ready = node.conditions.get("Ready")
+        health = self.health.get(node.name)
+        if ready is None:
+            grace = self.config.node_startup_grace_period
+            observed = UNKNOWN
+            if health is None:
+                health = NodeHealth(node.creation_time, node.creation_time)
+        else:
+            grace = self.config.node_monitor_grace_period
+            observed = ready.status
+            if health is None:
+                health = NodeHealth(now, now, heartbeat=ready.last_heartbeat_time, transition=ready.last_transition_time)
+            elif ready.last_transition_time != health.transition:
+                health.transition = ready.last_transition_time
+                health.ready_transition = now
+        self.health[node.name] = health
+        if signal > health.signal:
+            # A newer lease renewTime or heartbeat: probeTimestamp is the pass that first saw it.
+            health.signal = signal
+            health.probe_floor = max(health.probe_floor, self._pass_ceil(signal))
+        if now > health.probe_floor + grace and self._mark_unknown(node):
+            health.ready_transition = now
+            health.transition = now
+        current = node.ready_status() or UNKNOWN
+        return observed, current
+
+    def _mark_unknown(self, node: Node) -> bool:
+        """Set the health conditions Unknown; True if Ready changed."""
+        now = self.sim.clock.now
+        conditions = dict(node.conditions)
+        before = conditions.get("Ready")
+        ready_changed = before is None or before.status != UNKNOWN
+        changed = False
+        for ctype in HEALTH_CONDITIONS:
+            cond = conditions.get(ctype)
+            if cond is None:
+                conditions[ctype] = Condition(ctype, UNKNOWN, "NodeStatusNeverUpdated",
+                                              "Kubelet never posted node status.", node.creation_time, now)
+                changed = True
+            elif cond.status != UNKNOWN:
+                conditions[ctype] = Condition(ctype, UNKNOWN, "NodeStatusUnknown",
+                                              "Kubelet stopped posting node status.", cond.last_heartbeat_time, now)
+                changed = True
+        if changed:
+            self.sim.store.set_node_conditions(node, conditions)
+        return ready_changed
+
+    def _mark_pods_not_ready(self, node: Node) -> None:
+        store = self.sim.store
+        for pod in store.pods_on(node.name):
+            if pod.condition_status("Ready") != FALSE and not pod.is_terminal():
+                store.set_pod_condition(pod, "Ready", FALSE)
+
+    # ---------------------------------------------------------------- NoExecute tainting
+
+    def _queue(self, zone: str) -> ZoneQueue:
+        queue = self.zone_queues.get(zone)
+        if queue is None:
+            queue = ZoneQueue(TokenBucket(self.config.node_eviction_rate, self.sim.clock.now))
+            self.zone_queues[zone] = queue
+        return queue
+
+    def _zone_seen(self, zone: str) -> None:
+        if zone not in self.zone_states:
+            self.zone_states[zone] = INITIAL
+            self._queue(zone)
+            self.sim.store.changes.zones = True
+
+    def _process_taint_based_eviction(self, node: Node, observed: str) -> None:
+        store = self.sim.store
+        if observed == FALSE:
+            if node.has_taint(UNREACHABLE_TAINT, NO_EXECUTE):
+                store.update_taints(node, [Taint(NOT_READY_TAINT, NO_EXECUTE)], [UNREACHABLE_NO_EXECUTE])
+            else:
+                self._mark_for_tainting(node, NOT_READY_TAINT)
+        elif observed == UNKNOWN:
+            if node.has_taint(NOT_READY_TAINT, NO_EXECUTE):
+                store.update_taints(node, [Taint(UNREACHABLE_TAINT, NO_EXECUTE)], [NOT_READY_NO_EXECUTE])
+            else:
+                self._mark_for_tainting(node, UNREACHABLE_TAINT)
+        else:
+            self.mark_node_as_reachable(node)
+
+    def _mark_for_tainting(self, node: Node, key: str) -> None:
+        queue = self._queue(node.zone)
+        if not node.has_taint(key, NO_EXECUTE):
+            queue.remove(node.name)
+        self._seq += 1
+        queue.add(node.name, self.sim.clock.now, self._seq)
+
+    def mark_node_as_reachable(self, node: Node) -> None:
+        self.sim.store.update_taints(node, remove=[NOT_READY_NO_EXECUTE, UNREACHABLE_NO_EXECUTE])
+        self._queue(node.zone).remove(node.name)
+
+    def _arm_taint_pass(self) -> None:
+        """Run doNoExecuteTaintingPass at the first 100 ms tick where some zone can make progress."""
+        now = self.sim.clock.now
+        due = None
+        for queue in self.zone_queues.values():
+            head = queue.head()
+            if head is None:
+                continue
+            token = queue.limiter.next_token_at(now)
+            if token is None:
+                continue
+            at = max(token, head[0], now)
+            due = at if due is None else min(due, at)
+        if due is None:
+            return
+        due = -(-due // NODE_EVICTION_PERIOD_MS) * NODE_EVICTION_PERIOD_MS
+        if self.taint_pass_at is not None and self.taint_pass_at <= due:
+            return
+        self.sim.clock.cancel(self._taint_timer)
+        self.taint_pass_at = due
+        self._taint_timer = self.sim.clock.call_at(due, PHASE_NODE_LIFECYCLE, "nodelifecycle.taint_pass")
+
+    def taint_pass(self) -> None:
+        self.taint_pass_at = None
+        self._taint_timer = None
+        now = self.sim.clock.now
+        for zone in sorted(self.zone_queues):
+            queue = self.zone_queues[zone]
+            while (head := queue.head()) is not None:
+                if not queue.limiter.try_accept(now):
+                    break
+                if now < head[0]:
+                    break
+                heapq.heappop(queue.heap)
+                name = head[2]
+                ok, wait = self._taint_one(name)
+                if ok:
+                    queue.queued.pop(name, None)
+                else:
+                    self._seq += 1
+                    queue.queued[name] = self._seq
+                    heapq.heappush(queue.heap, (now + wait + 1, self._seq, name))
+        self._arm_taint_pass()
+
+    def _taint_one(self, name: str) -> tuple[bool, int]:
+        node = self.sim.store.nodes.get(name)
+        if node is None:
+            return True, 0
+        status = node.ready_status()
+        if status is None:
+            return False, RETRY_NO_READY_MS
+        if status == FALSE:
+            add, opposite = NOT_READY_TAINT, UNREACHABLE_TAINT
+        elif status == UNKNOWN:
+            add, opposite = UNREACHABLE_TAINT, NOT_READY_TAINT
+        else:
+            return True, 0
+        self.sim.store.update_taints(node, [Taint(add, NO_EXECUTE)], [Taint(opposite, NO_EXECUTE)])
+        self.evictions_total[node.zone] = self.evictions_total.get(node.zone, 0) + 1
+        self.watched.add(name)
+        return True, 0
+
+    # ---------------------------------------------------------------- zones
+
+    def compute_zone_state(self, zone: str) -> str:
+        total, ready = self.zone_counts.get(zone, (0, 0))
+        not_ready = total - ready
+        if ready == 0 and not_ready > 0:
+            return FULL
+        if not_ready > 2 and not_ready / total >= self.config.unhealthy_zone_threshold:
+            return PARTIAL
+        return NORMAL
+
+    def _zone_qps(self, zone: str, state: str) -> float:
+        if state == PARTIAL:
+            size = self.zone_counts.get(zone, (0, 0))[0]
+            return self.config.secondary_node_eviction_rate if size > self.config.large_cluster_size_threshold else 0.0
+        return self.config.node_eviction_rate  # Normal and FullDisruption (HealthyQPSFunc)
+
+    def _set_limiter(self, zone: str, state: str) -> None:
+        self._swap_limiter(zone, self._zone_qps(zone, state))
+
+    def _swap_limiter(self, zone: str, qps: float) -> None:
+        """SwapLimiter: a new bucket; drained of its token if the old one had none left."""
+        queue = self._queue(zone)
+        if queue.limiter.qps == qps:
+            return
+        now = self.sim.clock.now
+        fresh = TokenBucket(qps, now)
+        if qps > 0 and not queue.limiter.try_accept(now):
+            fresh.try_accept(now)
+        if qps <= 0:
+            fresh.tokens = 0.0
+        queue.limiter = fresh
+
+    def _handle_disruption(self) -> None:
+        zones = [z for z, (total, _ready) in self.zone_counts.items() if total > 0]
+        new_states = {z: self.compute_zone_state(z) for z in zones}
+        all_are = bool(new_states) and all(s == FULL for s in new_states.values())
+        for zone in list(self.zone_states):
+            if zone not in new_states:
+                del self.zone_states[zone]
+                self.sim.store.changes.zones = True
+        all_was = bool(self.zone_states) and all(s == FULL for s in self.zone_states.values())
+        for zone in new_states:
+            self.zone_states.setdefault(zone, INITIAL)
+        if all_are and all_was:
+            return
+        store = self.sim.store
+        if all_are:
+            self.all_zones_down = True
+            store.event("Warning", "MasterDisruptionMode", "Cluster",
+                        "Controller detected that all Nodes are not-Ready. Entering master disruption mode",
+                        "node-controller")
+            for node in list(store.nodes.values()):
+                self.mark_node_as_reachable(node)
+            for zone in self.zone_states:
+                self._swap_limiter(zone, 0.0)
+                self.zone_states[zone] = FULL
+            store.changes.zones = True
+            return
+        if all_was:
+            self.all_zones_down = False
+            store.event("Normal", "MasterDisruptionMode", "Cluster",
+                        "Controller detected that some Nodes are Ready. Exiting master disruption mode",
+                        "node-controller")
+            now = self.sim.clock.now
+            for name, health in self.health.items():
+                health.probe_floor = now
+                health.ready_transition = now
+                self.watched.add(name)
+            for zone, state in new_states.items():
+                self._set_limiter(zone, state)
+                self.zone_states[zone] = state
+            store.changes.zones = True
+            return
+        for zone, state in new_states.items():
+            if self.zone_states.get(zone) != state:
+                self._set_limiter(zone, state)
+                self.zone_states[zone] = state
+                store.changes.zones = True
+
+    # ---------------------------------------------------------------- explanations
+
+    def ready_deadline(self, node: Node) -> int | None:
+        """When this controller will mark the node Unknown if it hears nothing more (for the UI)."""
+        health = self.health.get(node.name)
+        if health is None or node.ready_status() == UNKNOWN:
+            return None
+        kubelet = self.sim.kubelets.get(node.name)
+        if kubelet is not None and kubelet.signalling:
+            return None
+        floor = health.probe_floor
+        if kubelet is not None:
+            floor = max(floor, self._pass_ceil(kubelet.last_signal()))
+        grace = self.config.node_monitor_grace_period if node.conditions.get("Ready") else self.config.node_startup_grace_period
+        # The first pass strictly after floor + grace.
+        return self._pass_ceil(floor + grace + 1)
+
+    def queue_position(self, node: Node) -> tuple[int, int | None] | None:
+        """(place in its zone's taint queue, when the next token comes) if the node is waiting."""
+        queue = self.zone_queues.get(node.zone)
+        if queue is None or node.name not in queue.queued:
+            return None
+        ahead = sorted((at, seq) for name, seq in queue.queued.items()
+                       for at in [self._queued_at(queue, name)] if at is not None)
+        mine = (self._queued_at(queue, node.name), queue.queued[node.name])
+        place = ahead.index(mine) + 1 if mine in ahead else 1
+        return place, queue.limiter.next_token_at(self.sim.clock.now)
+
+    @staticmethod
+    def _queued_at(queue: ZoneQueue, name: str) -> int | None:
+        seq = queue.queued.get(name)
+        for at, s, n in queue.heap:
+            if s == seq and n == name:
+                return at
+        return None

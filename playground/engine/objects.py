@@ -1,0 +1,278 @@
+"""The API objects the simulation holds: plain slotted dataclasses with Kubernetes field names.
+
+Times are integer milliseconds of virtual time since the scenario start; resources are millicores and
+bytes. Objects hold no behaviour beyond small predicates that Kubernetes helpers also provide.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+NOT_READY_TAINT = "node.kubernetes.io/not-ready"
+UNREACHABLE_TAINT = "node.kubernetes.io/unreachable"
+UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
+OUT_OF_SERVICE_TAINT = "node.kubernetes.io/out-of-service"
+MEMORY_PRESSURE_TAINT = "node.kubernetes.io/memory-pressure"
+DISK_PRESSURE_TAINT = "node.kubernetes.io/disk-pressure"
+PID_PRESSURE_TAINT = "node.kubernetes.io/pid-pressure"
+NETWORK_UNAVAILABLE_TAINT = "node.kubernetes.io/network-unavailable"
+ZONE_LABEL = "topology.kubernetes.io/zone"
+REGION_LABEL = "topology.kubernetes.io/region"
+BETA_ZONE_LABEL = "failure-domain.beta.kubernetes.io/zone"
+BETA_REGION_LABEL = "failure-domain.beta.kubernetes.io/region"
+EXCLUDE_DISRUPTION_LABEL = "node.kubernetes.io/exclude-disruption"
+HOSTNAME_LABEL = "kubernetes.io/hostname"
+
+NO_SCHEDULE = "NoSchedule"
+PREFER_NO_SCHEDULE = "PreferNoSchedule"
+NO_EXECUTE = "NoExecute"
+EFFECTS = (NO_SCHEDULE, PREFER_NO_SCHEDULE, NO_EXECUTE)
+
+TRUE, FALSE, UNKNOWN = "True", "False", "Unknown"
+
+PENDING, RUNNING, SUCCEEDED, FAILED = "Pending", "Running", "Succeeded", "Failed"
+
+DEFAULT_NAMESPACE = "default"
+
+
+@dataclass(slots=True)
+class Taint:
+    key: str
+    effect: str
+    value: str = ""
+    time_added: int | None = None
+
+    def __str__(self) -> str:
+        if self.value:
+            return f"{self.key}={self.value}:{self.effect}"
+        return f"{self.key}:{self.effect}"
+
+    def matches(self, other: "Taint") -> bool:
+        """Same key and effect: the identity Kubernetes uses when adding or removing taints."""
+        return self.key == other.key and self.effect == other.effect
+
+
+@dataclass(slots=True, frozen=True)
+class Toleration:
+    key: str = ""
+    operator: str = "Equal"
+    value: str = ""
+    effect: str = ""
+    toleration_seconds: int | None = None
+
+    def tolerates(self, taint: Taint) -> bool:
+        """v1.Toleration.ToleratesTaint."""
+        if self.effect and self.effect != taint.effect:
+            return False
+        if self.key and self.key != taint.key:
+            return False
+        if self.operator == "Exists":
+            return True
+        # Equal (or empty operator): an empty key with Equal matches nothing but an empty key taint.
+        return self.value == taint.value
+
+    def __str__(self) -> str:
+        text = self.key or "*"
+        if self.operator == "Exists":
+            text += " Exists"
+        elif self.value:
+            text += f"={self.value}"
+        if self.effect:
+            text += f":{self.effect}"
+        if self.toleration_seconds is not None:
+            text += f" for {self.toleration_seconds}s"
+        return text
+
+
+def tolerates_all(tolerations: tuple[Toleration, ...], taint: Taint) -> bool:
+    return any(t.tolerates(taint) for t in tolerations)
+
+
+@dataclass(slots=True)
+class Condition:
+    type: str
+    status: str
+    reason: str = ""
+    message: str = ""
+    last_heartbeat_time: int | None = None
+    last_transition_time: int | None = None
+
+
+@dataclass(slots=True)
+class Lease:
+    """coordination.k8s.io/v1 Lease in kube-node-lease. renewTime is derived by the kubelet."""
+
+    name: str
+    holder_identity: str
+    lease_duration_seconds: int
+    namespace: str = "kube-node-lease"
+
+
+@dataclass(slots=True)
+class Node:
+    name: str
+    uid: str
+    labels: dict[str, str]
+    capacity_cpu: int
+    capacity_memory: int
+    capacity_pods: int
+    allocatable_cpu: int
+    allocatable_memory: int
+    allocatable_pods: int
+    creation_time: int
+    unschedulable: bool = False
+    taints: list[Taint] = field(default_factory=list)
+    conditions: dict[str, Condition] = field(default_factory=dict)
+    zone: str = ""
+    # Running totals of the requests of the pods bound here (kube-scheduler's NodeInfo.Requested),
+    # kept by the store so that the scheduler never sums pods.
+    requested_cpu: int = 0
+    requested_memory: int = 0
+    nonzero_cpu: int = 0
+    nonzero_memory: int = 0
+    pod_count: int = 0
+
+    def ready_status(self) -> str | None:
+        cond = self.conditions.get("Ready")
+        return cond.status if cond else None
+
+    def has_taint(self, key: str, effect: str) -> bool:
+        return any(t.key == key and t.effect == effect for t in self.taints)
+
+    def taint_strings(self) -> list[str]:
+        return [str(t) for t in self.taints]
+
+
+def zone_key(labels: dict[str, str]) -> str:
+    """nodetopology.GetZoneKey, written readably: "region/zone", or just "zone" without a region."""
+    zone = labels.get(ZONE_LABEL) or labels.get(BETA_ZONE_LABEL) or ""
+    region = labels.get(REGION_LABEL) or labels.get(BETA_REGION_LABEL) or ""
+    if region and zone:
+        return f"{region}/{zone}"
+    return zone or region
+
+
+@dataclass(slots=True)
+class OwnerRef:
+    kind: str
+    name: str
+
+
+@dataclass(slots=True)
+class Pod:
+    name: str
+    namespace: str
+    uid: str
+    labels: dict[str, str]
+    creation_time: int
+    priority: int = 0
+    priority_class_name: str = ""
+    preemption_policy: str = "PreemptLowerPriority"
+    cpu: int = 0
+    memory: int = 0
+    tolerations: tuple[Toleration, ...] = ()
+    node_selector: dict[str, str] = field(default_factory=dict)
+    # Required node affinity on metadata.name, as the DaemonSet controller sets for its pods.
+    affinity_node_name: str | None = None
+    node_name: str | None = None
+    termination_grace_period_seconds: int = 30
+    start_duration: int = 1000
+    stop_duration: int | None = None
+    owner: OwnerRef | None = None
+    empty_dir: bool = False
+    mirror: bool = False
+    phase: str = PENDING
+    reason: str = ""
+    message: str = ""
+    conditions: dict[str, Condition] = field(default_factory=dict)
+    start_time: int | None = None
+    deletion_timestamp: int | None = None
+    deletion_grace_period_seconds: int | None = None
+    nominated_node_name: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def ref(self) -> str:
+        return f"Pod/{self.namespace}/{self.name}"
+
+    def is_terminal(self) -> bool:
+        return self.phase in (SUCCEEDED, FAILED)
+
+    def is_active(self) -> bool:
+        """controller.IsPodActive: not terminal and not being deleted."""
+        return not self.is_terminal() and self.deletion_timestamp is None
+
+    def condition_status(self, ctype: str) -> str | None:
+        cond = self.conditions.get(ctype)
+        return cond.status if cond else None
+
+    def is_ready(self) -> bool:
+        return self.condition_status("Ready") == TRUE
+
+    def owned_by(self, kind: str, name: str) -> bool:
+        return self.owner is not None and self.owner.kind == kind and self.owner.name == name
+
+
+@dataclass(slots=True)
+class PodTemplate:
+    """What a workload stamps its pods from (a parsed scenario template)."""
+
+    labels: dict[str, str]
+    cpu: int = 0
+    memory: int = 0
+    priority_class_name: str = ""
+    priority: int | None = None
+    tolerations: tuple[Toleration, ...] = ()
+    node_selector: dict[str, str] = field(default_factory=dict)
+    termination_grace_period_seconds: int = 30
+    start_duration: int = 1000
+    stop_duration: int | None = None
+    empty_dir: bool = False
+
+
+@dataclass(slots=True)
+class Deployment:
+    name: str
+    namespace: str
+    replicas: int
+    template: PodTemplate
+    replicaset_name: str
+
+
+@dataclass(slots=True)
+class DaemonSet:
+    name: str
+    namespace: str
+    template: PodTemplate
+
+
+@dataclass(slots=True)
+class PriorityClass:
+    name: str
+    value: int
+    global_default: bool = False
+    preemption_policy: str = "PreemptLowerPriority"
+    description: str = ""
+
+
+@dataclass(slots=True)
+class Event:
+    time: int
+    type: str
+    reason: str
+    object: str
+    message: str
+    source: str
+
+    def as_dict(self) -> dict:
+        return {
+            "time": self.time / 1000,
+            "type": self.type,
+            "reason": self.reason,
+            "object": self.object,
+            "message": self.message,
+            "source": self.source,
+        }

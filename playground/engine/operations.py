@@ -1,0 +1,274 @@
+"""What a user can do to the cluster: the one operations API that keys, timelines, the CLI and tests
+all call (design rule 1).
+
+An operation the cluster refuses (an unknown node, a pod that does not exist) is answered with a
+result that says so and a Warning event, never an exception.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+from .apiserver import AdmissionError
+from .objects import EFFECTS, Node, PodTemplate, Taint
+from .workloads import pod_from_template
+
+if TYPE_CHECKING:
+    from .simulation import Simulation
+
+SOURCE = "playground"
+
+
+@dataclass(slots=True)
+class Operation:
+    do: str
+    node: str | None = None
+    taint: str | None = None
+    pod: str | None = None
+    namespace: str = "default"
+    deployment: str | None = None
+    replicas: int | None = None
+    grace_period_seconds: int | None = None
+    template: PodTemplate | None = None
+    pod_node_name: str | None = None
+
+    def describe(self) -> str:
+        target = self.node or self.pod or self.deployment or ""
+        extra = f" {self.taint}" if self.taint else ""
+        if self.replicas is not None:
+            extra += f" to {self.replicas}"
+        return f"{self.do} {target}{extra}".strip()
+
+
+@dataclass(slots=True)
+class OperationResult:
+    ok: bool
+    message: str
+    operation: Operation | None = None
+    time: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class OperationInfo:
+    name: str
+    title: str
+    target: str  # "node", "pod", "deployment"
+    help: str
+
+
+OPERATION_INFO = {
+    info.name: info
+    for info in (
+        OperationInfo("cordon", "Cordon", "node", "Mark the node unschedulable (kubectl cordon)."),
+        OperationInfo("uncordon", "Uncordon", "node", "Mark the node schedulable again (kubectl uncordon)."),
+        OperationInfo("shutdown", "Graceful shutdown", "node",
+                      "Shut the machine down: the kubelet's shutdown manager stops pods by priority, then it powers off."),
+        OperationInfo("power-off", "Power off", "node", "Pull the plug: no lease, no status, containers gone."),
+        OperationInfo("power-on", "Power on", "node", "Boot the machine: the kubelet rejoins and reconciles its pods."),
+        OperationInfo("partition", "Partition", "node",
+                      "Cut the node off from the API server: the kubelet lives and containers keep running."),
+        OperationInfo("heal", "Heal partition", "node", "Reconnect the node to the API server."),
+        OperationInfo("stop-kubelet", "Stop kubelet", "node", "Stop the kubelet process; containers keep running."),
+        OperationInfo("start-kubelet", "Start kubelet", "node", "Start the kubelet process again."),
+        OperationInfo("taint", "Taint", "node", "Add a taint \"key=value:Effect\" (kubectl taint)."),
+        OperationInfo("untaint", "Remove taint", "node", "Remove a taint by \"key:Effect\" or by key."),
+        OperationInfo("create-pod", "Create pod", "pod", "Create a bare pod."),
+        OperationInfo("delete-pod", "Delete pod", "pod", "Delete a pod (kubectl delete pod)."),
+        OperationInfo("scale", "Scale deployment", "deployment", "Set a Deployment's replicas (kubectl scale)."),
+    )
+}
+
+
+def parse_taint_text(text: str) -> tuple[str, str, str | None]:
+    """"key=value:Effect", "key:Effect" or "key" -> (key, value, effect or None)."""
+    text = text.strip().rstrip("-")
+    effect = None
+    if ":" in text:
+        text, effect = text.rsplit(":", 1)
+        if effect not in EFFECTS:
+            raise ValueError(f"unknown taint effect {effect!r}; use one of {', '.join(EFFECTS)}")
+    key, _, value = text.partition("=")
+    if not key:
+        raise ValueError("a taint needs a key")
+    return key, value, effect
+
+
+class Operations:
+    def __init__(self, sim: "Simulation") -> None:
+        self.sim = sim
+        self.history: list[OperationResult] = []
+        self._handlers: dict[str, Callable[[Operation], OperationResult]] = {
+            "cordon": self._cordon,
+            "uncordon": self._uncordon,
+            "shutdown": self._shutdown,
+            "power-off": self._power_off,
+            "power-on": self._power_on,
+            "partition": self._partition,
+            "heal": self._heal,
+            "stop-kubelet": self._stop_kubelet,
+            "start-kubelet": self._start_kubelet,
+            "taint": self._taint,
+            "untaint": self._untaint,
+            "create-pod": self._create_pod,
+            "delete-pod": self._delete_pod,
+            "scale": self._scale,
+        }
+
+    def apply(self, op: Operation) -> OperationResult:
+        handler = self._handlers.get(op.do)
+        if handler is None:
+            result = self._refuse(op, f"unknown operation {op.do!r}")
+        else:
+            result = handler(op)
+        result.operation = op
+        result.time = self.sim.clock.now
+        self.history.append(result)
+        return result
+
+    def _refuse(self, op: Operation, message: str, obj: str | None = None) -> OperationResult:
+        target = obj or (f"Node/{op.node}" if op.node else f"Pod/{op.namespace}/{op.pod}" if op.pod else "Cluster")
+        self.sim.store.event("Warning", "OperationRefused", target, f"{op.do}: {message}", SOURCE)
+        return OperationResult(False, message)
+
+    def _node(self, op: Operation) -> Node | None:
+        return self.sim.store.nodes.get(op.node or "")
+
+    def _with_node(self, op: Operation, action: Callable[[Node], OperationResult]) -> OperationResult:
+        node = self._node(op)
+        if node is None:
+            return self._refuse(op, f'nodes "{op.node}" not found')
+        return action(node)
+
+    # ---------------------------------------------------------------- kubectl cordon/uncordon/taint
+
+    def _cordon(self, op: Operation) -> OperationResult:
+        return self._with_node(op, lambda node: self._set_unschedulable(node, True))
+
+    def _uncordon(self, op: Operation) -> OperationResult:
+        return self._with_node(op, lambda node: self._set_unschedulable(node, False))
+
+    def _set_unschedulable(self, node: Node, value: bool) -> OperationResult:
+        word = "cordoned" if value else "uncordoned"
+        if node.unschedulable == value:
+            return OperationResult(True, f"node/{node.name} already {word}")
+        self.sim.store.set_unschedulable(node, value)
+        reason = "NodeNotSchedulable" if value else "NodeSchedulable"
+        self.sim.store.event("Normal", reason, f"Node/{node.name}",
+                             f"Node {node.name} status is now: {reason}", "kubelet")
+        return OperationResult(True, f"node/{node.name} {word}")
+
+    def _taint(self, op: Operation) -> OperationResult:
+        def action(node: Node) -> OperationResult:
+            try:
+                key, value, effect = parse_taint_text(op.taint or "")
+            except ValueError as exc:
+                return self._refuse(op, str(exc))
+            if effect is None:
+                return self._refuse(op, "a taint to add needs an effect, e.g. \"dedicated=db:NoSchedule\"")
+            existing = next((t for t in node.taints if t.key == key and t.effect == effect), None)
+            if existing is not None and existing.value == value:
+                return OperationResult(True, f"node/{node.name} already has taint {op.taint}")
+            remove = [existing] if existing is not None else []
+            self.sim.store.update_taints(node, [Taint(key, effect, value)], remove)
+            return OperationResult(True, f"node/{node.name} tainted")
+        return self._with_node(op, action)
+
+    def _untaint(self, op: Operation) -> OperationResult:
+        def action(node: Node) -> OperationResult:
+            try:
+                key, _value, effect = parse_taint_text(op.taint or "")
+            except ValueError as exc:
+                return self._refuse(op, str(exc))
+            gone = [t for t in node.taints if t.key == key and (effect is None or t.effect == effect)]
+            if not gone:
+                return self._refuse(op, f"taint {op.taint!r} not found on node {node.name}")
+            self.sim.store.update_taints(node, remove=gone)
+            return OperationResult(True, f"node/{node.name} untainted")
+        return self._with_node(op, action)
+
+    # ---------------------------------------------------------------- machine
+
+    def _kubelet_action(self, op: Operation, check: Callable, act: Callable, done: str) -> OperationResult:
+        def action(node: Node) -> OperationResult:
+            kubelet = self.sim.kubelets[node.name]
+            refusal = check(kubelet)
+            if refusal:
+                return self._refuse(op, refusal)
+            message = act(kubelet)
+            self.sim.store.changes.nodes.add(node.name)
+            return OperationResult(True, message or f"node/{node.name} {done}")
+        return self._with_node(op, action)
+
+    def _shutdown(self, op: Operation) -> OperationResult:
+        return self._kubelet_action(
+            op,
+            lambda k: "the node is already powered off" if k.power == "off" else
+            "the node is already shutting down" if k.shutdown is not None else None,
+            lambda k: self.sim.nodeshutdown.start(k),
+            "shutting down",
+        )
+
+    def _power_off(self, op: Operation) -> OperationResult:
+        return self._kubelet_action(
+            op, lambda k: "the node is already powered off" if k.power == "off" else None,
+            lambda k: k.power_off(), "powered off")
+
+    def _power_on(self, op: Operation) -> OperationResult:
+        return self._kubelet_action(
+            op, lambda k: "the node is already powered on" if k.power == "on" else None,
+            lambda k: k.power_on(), "powered on")
+
+    def _partition(self, op: Operation) -> OperationResult:
+        return self._kubelet_action(
+            op, lambda k: "the node is already partitioned" if k.network != "connected" else None,
+            lambda k: k.partition(), "partitioned from the API server")
+
+    def _heal(self, op: Operation) -> OperationResult:
+        return self._kubelet_action(
+            op, lambda k: "the node is not partitioned" if k.network == "connected" else None,
+            lambda k: k.heal(), "reconnected to the API server")
+
+    def _stop_kubelet(self, op: Operation) -> OperationResult:
+        return self._kubelet_action(
+            op, lambda k: "the node is powered off" if k.power == "off" else
+            "the kubelet is not running" if not k.running else None,
+            lambda k: k.stop_process(), "kubelet stopped")
+
+    def _start_kubelet(self, op: Operation) -> OperationResult:
+        return self._kubelet_action(
+            op, lambda k: "the node is powered off" if k.power == "off" else
+            "the kubelet is already running" if k.running else None,
+            lambda k: k.start_process(), "kubelet started")
+
+    # ---------------------------------------------------------------- pods and workloads
+
+    def _create_pod(self, op: Operation) -> OperationResult:
+        template = op.template or PodTemplate(labels={})
+        pod = pod_from_template(self.sim, op.pod or "", op.namespace, template, None)
+        if op.pod_node_name:
+            if op.pod_node_name not in self.sim.store.nodes:
+                return self._refuse(op, f'nodes "{op.pod_node_name}" not found')
+            pod.node_name = op.pod_node_name
+        try:
+            self.sim.apiserver.create_pod(pod)
+        except AdmissionError as exc:
+            return self._refuse(op, str(exc))
+        return OperationResult(True, f"pod/{pod.name} created")
+
+    def _delete_pod(self, op: Operation) -> OperationResult:
+        key = op.pod if op.pod and "/" in op.pod else f"{op.namespace}/{op.pod}"
+        pod = self.sim.store.pods.get(key)
+        if pod is None:
+            return self._refuse(op, f'pods "{op.pod}" not found')
+        self.sim.apiserver.delete_pod(pod, op.grace_period_seconds)
+        return OperationResult(True, f'pod "{pod.name}" deleted')
+
+    def _scale(self, op: Operation) -> OperationResult:
+        deployment = self.sim.store.deployments.get(op.deployment or "")
+        if deployment is None:
+            return self._refuse(op, f'deployments.apps "{op.deployment}" not found', f"Deployment/{op.deployment}")
+        deployment.replicas = op.replicas or 0
+        self.sim.workloads.mark_deployment(deployment.name)
+        return OperationResult(True, f"deployment.apps/{deployment.name} scaled")
+

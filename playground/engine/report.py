@@ -1,0 +1,108 @@
+"""Read-only views of a simulation: the JSON document `playground sim --json` prints, and the text
+event log. Keys of the JSON document are a stable interface: add freely, never rename.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..units import format_duration
+from .objects import Event, Node, Pod
+
+if TYPE_CHECKING:
+    from .simulation import Simulation
+
+
+def seconds(ms: int | None) -> float | None:
+    return None if ms is None else ms / 1000
+
+
+def node_power(sim: "Simulation", node: Node) -> str:
+    kubelet = sim.kubelets.get(node.name)
+    return kubelet.power if kubelet else "on"
+
+
+def lease_view(sim: "Simulation", name: str) -> dict[str, Any] | None:
+    lease = sim.store.leases.get(name)
+    kubelet = sim.kubelets.get(name)
+    if lease is None:
+        return None
+    if kubelet is not None:
+        kubelet.catch_up()
+    renew = kubelet.lease_renew_time if kubelet is not None else None
+    return {
+        "holder": lease.holder_identity,
+        "renewTime": seconds(renew),
+        "leaseDurationSeconds": lease.lease_duration_seconds,
+    }
+
+
+def node_json(sim: "Simulation", node: Node) -> dict[str, Any]:
+    kubelet = sim.kubelets.get(node.name)
+    if kubelet is not None:
+        kubelet.catch_up()
+    return {
+        "name": node.name,
+        "zone": node.zone,
+        "unschedulable": node.unschedulable,
+        "power": node_power(sim, node),
+        "state": kubelet.state_label() if kubelet else "",
+        "conditions": {c.type: c.status for c in node.conditions.values()},
+        "conditionDetails": {
+            c.type: {
+                "status": c.status, "reason": c.reason, "message": c.message,
+                "lastHeartbeatTime": seconds(c.last_heartbeat_time),
+                "lastTransitionTime": seconds(c.last_transition_time),
+            }
+            for c in node.conditions.values()
+        },
+        "taints": node.taint_strings(),
+        "lease": lease_view(sim, node.name),
+        "pods": sorted(p.name for p in sim.store.pods_on(node.name)),
+        "allocatable": {"cpu": node.allocatable_cpu, "memory": node.allocatable_memory, "pods": node.allocatable_pods},
+        "requested": {"cpu": node.requested_cpu, "memory": node.requested_memory, "pods": node.pod_count},
+    }
+
+
+def pod_json(sim: "Simulation", pod: Pod) -> dict[str, Any]:
+    return {
+        "name": pod.name,
+        "namespace": pod.namespace,
+        "node": pod.node_name,
+        "phase": pod.phase,
+        "priority": pod.priority,
+        "priorityClassName": pod.priority_class_name,
+        "nominatedNodeName": pod.nominated_node_name or None,
+        "deleting": pod.deletion_timestamp is not None,
+        "deletionTimestamp": seconds(pod.deletion_timestamp),
+        "gracePeriodSeconds": pod.deletion_grace_period_seconds
+        if pod.deletion_grace_period_seconds is not None else pod.termination_grace_period_seconds,
+        "reason": pod.reason,
+        "message": pod.message,
+        "conditions": {c.type: c.status for c in pod.conditions.values()},
+        "owner": f"{pod.owner.kind}/{pod.owner.name}" if pod.owner else None,
+        "startTime": seconds(pod.start_time),
+    }
+
+
+def snapshot(sim: "Simulation", events: list[Event] | None = None) -> dict[str, Any]:
+    store = sim.store
+    events = list(store.recorder.events) if events is None else events
+    return {
+        "time": sim.clock.now / 1000,
+        "scenario": sim.scenario.scenario.name,
+        "events": [e.as_dict() for e in events],
+        "zones": {zone or "": state for zone, state in sorted(sim.nodelifecycle.zone_states.items())},
+        "allZonesDown": sim.nodelifecycle.all_zones_down,
+        "nodes": [node_json(sim, n) for n in store.nodes.values()],
+        "pods": [pod_json(sim, p) for p in sorted(store.pods.values(), key=lambda p: p.key)],
+        "expectations": [
+            {"index": r.index, "time": r.time / 1000, "description": r.description, "passed": r.passed,
+             "checks": [{"what": w, "expected": e, "actual": a, "passed": ok} for w, e, a, ok in r.checks]}
+            for r in sim.expectation_results
+        ],
+    }
+
+
+def format_event(event: Event) -> str:
+    return f"{format_duration(event.time):>10}  {event.type:<7}  {event.reason:<22} {event.object:<34} {event.message}"

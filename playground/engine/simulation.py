@@ -1,0 +1,295 @@
+"""The simulation: builds a cluster from a scenario and wires the components to one clock.
+
+Order of work inside one instant of virtual time (timers are keyed by (time, phase, sequence)):
+
+  0 operations and timeline actions due
+  1 kubelets: lease and status, container start/stop, the node shutdown manager
+  2 node lifecycle controller: monitor pass, NoExecute tainting pass
+  3 taint-eviction controller: deletions due
+  4 PodGC
+  5 disruption controller
+  6 workload controllers: ReplicaSets (Deployments) and DaemonSets
+  7 scheduler: up to attemptsPerTick scheduling cycles
+  8 expectations due are checked, after everything else at that instant
+
+Informer-style reactions (a node's NoSchedule taints after a condition change, the taint-eviction
+controller seeing a new NoExecute taint, a kubelet seeing a pod bound to it) happen when the store
+is written, as a watch would deliver them, within the same instant.
+
+`step()` advances one tick; timers fire at their exact millisecond, so a tick is the unit of
+stepping and of scheduler throughput, not a rounding of event times.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..scenario.schema import KubeletSettings, PodSpecFields, Scenario, parse_taint
+from .apiserver import SYSTEM_CLUSTER_CRITICAL, SYSTEM_NODE_CRITICAL, APIServer, APIServerConfig
+from .clock import PHASE_OPERATIONS, Clock
+from .kubelet import Kubelet, KubeletConfig
+from .nodelifecycle import NodeLifecycleConfig, NodeLifecycleController
+from .nodeshutdown import NodeShutdownManager
+from .objects import (
+    DaemonSet,
+    Deployment,
+    Node,
+    Pod,
+    PodTemplate,
+    PriorityClass,
+    Taint,
+    Toleration,
+    zone_key,
+)
+from .operations import Operation, OperationResult, Operations
+from .scheduler import Scheduler, SchedulerConfig
+from .store import ChangeSet, Store
+from .tainteviction import TaintEvictionController
+from .workloads import WorkloadControllers, template_hash
+
+PHASE_EXPECT = 8
+
+
+@dataclass(slots=True)
+class ExpectationResult:
+    index: int
+    time: int
+    description: str
+    passed: bool
+    checks: list[tuple[str, str, str, bool]]  # (what, expected, actual, passed)
+
+
+def template_from_spec(spec: PodSpecFields) -> PodTemplate:
+    return PodTemplate(
+        labels=dict(spec.labels),
+        cpu=spec.requests.cpu,
+        memory=spec.requests.memory,
+        priority_class_name=spec.priorityClassName,
+        priority=spec.priority,
+        tolerations=tuple(
+            Toleration(t.key, t.operator, t.value, t.effect, t.tolerationSeconds) for t in spec.tolerations
+        ),
+        node_selector=dict(spec.nodeSelector),
+        termination_grace_period_seconds=spec.terminationGracePeriodSeconds,
+        start_duration=spec.startDuration,
+        stop_duration=spec.stopDuration,
+        empty_dir=spec.emptyDir,
+    )
+
+
+def kubelet_config(cluster: KubeletSettings, node: KubeletSettings) -> KubeletConfig:
+    """Per-node settings over the cluster-wide [kubelet] table over KubeletConfiguration defaults."""
+
+    def pick(name: str):
+        value = getattr(node, name)
+        return value if value is not None else getattr(cluster, name)
+
+    config = KubeletConfig()
+    update = pick("nodeStatusUpdateFrequency")
+    report = pick("nodeStatusReportFrequency")
+    if update is not None:
+        config.node_status_update_frequency = update
+        # Backward compatibility: an explicit update frequency without a report frequency reports as often.
+        config.node_status_report_frequency = report if report is not None else update
+    elif report is not None:
+        config.node_status_report_frequency = report
+    if (lease := pick("nodeLeaseDurationSeconds")) is not None:
+        config.node_lease_duration_seconds = lease
+    if (total := pick("shutdownGracePeriod")) is not None:
+        config.shutdown_grace_period = total
+    if (critical := pick("shutdownGracePeriodCriticalPods")) is not None:
+        config.shutdown_grace_period_critical_pods = critical
+    if (groups := pick("shutdownGracePeriodByPodPriority")) is not None:
+        config.shutdown_grace_period_by_pod_priority = [(g.priority, g.shutdownGracePeriodSeconds) for g in groups]
+    if (max_pods := pick("maxPods")) is not None:
+        config.max_pods = max_pods
+    return config
+
+
+class Simulation:
+    def __init__(self, scenario: Scenario, event_limit: int | None = None) -> None:
+        self.scenario = scenario
+        meta = scenario.scenario
+        self.tick = meta.tick
+        self.duration = meta.duration
+        self.clock = Clock()
+        self.rng = random.Random(meta.seed)
+        self.store = Store(lambda: self.clock.now, event_limit)
+        cm = scenario.controllerManager
+        self.apiserver = APIServer(self.store, APIServerConfig(
+            scenario.apiServer.default_not_ready_toleration_seconds,
+            scenario.apiServer.default_unreachable_toleration_seconds,
+        ))
+        self.kubelets: dict[str, Kubelet] = {}
+        self.nodeshutdown = NodeShutdownManager(self)
+        self.nodelifecycle = NodeLifecycleController(self, NodeLifecycleConfig(
+            cm.node_monitor_period, cm.node_monitor_grace_period, cm.node_startup_grace_period,
+            cm.node_eviction_rate, cm.secondary_node_eviction_rate, cm.large_cluster_size_threshold,
+            cm.unhealthy_zone_threshold,
+        ))
+        self.tainteviction = TaintEvictionController(self)
+        self.workloads = WorkloadControllers(self)
+        sch = scenario.scheduler
+        self.scheduler = Scheduler(self, SchedulerConfig(
+            percentage_of_nodes_to_score=sch.percentageOfNodesToScore,
+            pod_initial_backoff_seconds=sch.podInitialBackoffSeconds,
+            pod_max_backoff_seconds=sch.podMaxBackoffSeconds,
+            attempts_per_tick=sch.attemptsPerTick,
+            min_candidate_nodes_percentage=sch.minCandidateNodesPercentage,
+            min_candidate_nodes_absolute=sch.minCandidateNodesAbsolute,
+        ))
+        self.operations = Operations(self)
+        self.expectation_results: list[ExpectationResult] = []
+        self.store.pod_watchers.append(self._kubelet_watch)
+        self._register_handlers()
+        self._build()
+
+    @classmethod
+    def from_file(cls, path: str | Path, event_limit: int | None = None) -> "Simulation":
+        from ..scenario import load_scenario
+
+        return cls(load_scenario(path), event_limit)
+
+    # ---------------------------------------------------------------- wiring
+
+    def _register_handlers(self) -> None:
+        clock = self.clock
+        clock.register("kubelet.sync_status", lambda n: self._kubelet(n, "sync_status"))
+        clock.register("kubelet.container_started", lambda n, k: self._kubelet(n, "container_started", k))
+        clock.register("kubelet.container_stopped", lambda n, k: self._kubelet(n, "container_stopped", k))
+        clock.register("kubelet.reconnected", lambda n: self._kubelet(n, "reconnected"))
+        clock.register("nodeshutdown.group_timeout", self.nodeshutdown.group_timeout)
+        clock.register("nodelifecycle.monitor", self.nodelifecycle.monitor)
+        clock.register("nodelifecycle.taint_pass", self.nodelifecycle.taint_pass)
+        clock.register("tainteviction.fire", self.tainteviction.fire)
+        clock.register("workloads.sync", self.workloads.sync)
+        clock.register("scheduler.run", self.scheduler.run)
+        clock.register("scheduler.flush_unschedulable", self.scheduler.flush_unschedulable)
+        clock.register("timeline.apply", self._timeline_apply)
+        clock.register("pods.create", self._create_scenario_pod)
+        clock.register("expect.check", self._check_expectation)
+
+    def _kubelet(self, node_name: str, method: str, *args) -> None:
+        kubelet = self.kubelets.get(node_name)
+        if kubelet is not None:
+            getattr(kubelet, method)(*args)
+
+    def _kubelet_watch(self, what: str, pod: Pod) -> None:
+        kubelet = self.kubelets.get(pod.node_name or "")
+        if kubelet is None:
+            return
+        if what == "bound" or (what == "added" and pod.node_name):
+            kubelet.pod_bound(pod)
+        elif what == "deleting":
+            kubelet.pod_deleting(pod)
+        elif what == "removed":
+            kubelet.pod_removed(pod)
+
+    # ---------------------------------------------------------------- building the cluster
+
+    def _build(self) -> None:
+        sc = self.scenario
+        store = self.store
+        for pc in (SYSTEM_CLUSTER_CRITICAL, SYSTEM_NODE_CRITICAL):
+            store.priority_classes[pc.name] = pc
+        for spec in sc.priorityClasses:
+            store.priority_classes[spec.name] = PriorityClass(
+                spec.name, spec.value, spec.globalDefault, spec.preemptionPolicy, spec.description)
+        for spec in sc.nodes:
+            self.add_node(spec.name, spec, spec.kubelet)
+        for pool in sc.nodePools:
+            for name in pool.names():
+                self.add_node(name, pool, pool.kubelet)
+        self.nodelifecycle.start()
+        for spec in sc.daemonSets:
+            self.workloads.add_daemonset(DaemonSet(spec.name, spec.namespace, template_from_spec(spec.template)))
+        for spec in sc.deployments:
+            rs_name = f"{spec.name}-{template_hash(spec.namespace + '/' + spec.name)}"
+            self.workloads.add_deployment(
+                Deployment(spec.name, spec.namespace, spec.replicas, template_from_spec(spec.template), rs_name))
+        for index, spec in enumerate(sc.pods):
+            self.clock.call_at(spec.at or 0, PHASE_OPERATIONS, "pods.create", index)
+        for index, entry in enumerate(sc.timeline):
+            self.clock.call_at(entry.at, PHASE_OPERATIONS, "timeline.apply", index)
+        for index, exp in enumerate(sc.expect):
+            self.clock.call_at(exp.at, PHASE_EXPECT, "expect.check", index)
+
+    def add_node(self, name: str, spec, kubelet_settings: KubeletSettings) -> Node:
+        allocatable = spec.allocatable or spec.capacity
+        kconfig = kubelet_config(self.scenario.kubelet, kubelet_settings)
+        labels = {"kubernetes.io/hostname": name, **spec.labels}
+        taints = []
+        for text in spec.taints:
+            key, value, effect = parse_taint(text)
+            taints.append(Taint(key, effect, value, self.clock.now))
+        node = Node(
+            name=name, uid=self.store.new_uid(), labels=labels,
+            capacity_cpu=spec.capacity.cpu, capacity_memory=spec.capacity.memory,
+            capacity_pods=min(spec.capacity.pods, kconfig.max_pods),
+            allocatable_cpu=allocatable.cpu, allocatable_memory=allocatable.memory,
+            allocatable_pods=min(allocatable.pods, kconfig.max_pods),
+            creation_time=self.clock.now, unschedulable=spec.unschedulable, taints=taints,
+            zone=zone_key(labels),
+        )
+        kubelet = Kubelet(self, name, kconfig)
+        self.kubelets[name] = kubelet
+        self.store.add_node(node)
+        kubelet.register()
+        return node
+
+    def _create_scenario_pod(self, index: int) -> None:
+        spec = self.scenario.pods[index]
+        template = template_from_spec(spec)
+        op = Operation("create-pod", pod=spec.name, namespace=spec.namespace, template=template,
+                       pod_node_name=spec.nodeName)
+        self.operations.apply(op)
+
+    def _timeline_apply(self, index: int) -> None:
+        self.operations.apply(operation_from_entry(self.scenario.timeline[index]))
+
+    # ---------------------------------------------------------------- running
+
+    @property
+    def now(self) -> int:
+        return self.clock.now
+
+    def step(self) -> ChangeSet:
+        """Advance one tick and return what changed."""
+        self.clock.run_due(self.clock.now + self.tick)
+        return self.store.take_changes()
+
+    def run_until(self, seconds: float) -> ChangeSet:
+        """Run to `seconds` of virtual time, jumping over instants with nothing due."""
+        self.run_until_ms(int(round(seconds * 1000)))
+        return self.store.take_changes()
+
+    def run_until_ms(self, until: int) -> None:
+        self.clock.run_due(until)
+
+    def apply(self, operation: Operation) -> OperationResult:
+        """Apply an operation now (from a key, the API or a test)."""
+        return self.operations.apply(operation)
+
+    # ---------------------------------------------------------------- expectations
+
+    def _check_expectation(self, index: int) -> None:
+        from .expectations import check
+
+        exp = self.scenario.expect[index]
+        checks = check(self, exp)
+        self.expectation_results.append(ExpectationResult(
+            index, self.clock.now, exp.description, all(c[3] for c in checks), checks))
+
+
+def operation_from_entry(entry) -> Operation:
+    template = template_from_spec(entry.spec) if entry.spec is not None else None
+    creates = entry.do == "create-pod"
+    return Operation(
+        do=entry.do, node=None if creates else entry.node, pod_node_name=entry.node if creates else None,
+        taint=entry.taint, pod=entry.pod, namespace=entry.namespace,
+        deployment=entry.deployment, replicas=entry.replicas, grace_period_seconds=entry.gracePeriodSeconds,
+        template=template,
+    )
+

@@ -1,0 +1,258 @@
+"""The object store: API objects, the indexes that replace scans, the per-step change set and the
+event recorder.
+
+Every write goes through a method here so that indexes, node request totals and the change set stay
+right, and so that watchers (the controllers' informers) hear about it in one place.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from .objects import (
+    FAILED,
+    SUCCEEDED,
+    Condition,
+    DaemonSet,
+    Deployment,
+    Event,
+    Lease,
+    Node,
+    Pod,
+    PriorityClass,
+    Taint,
+)
+
+# kube-scheduler's non-zero defaults for pods that request nothing (used for scoring only).
+DEFAULT_MILLI_CPU_REQUEST = 100
+DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
+
+
+@dataclass(slots=True)
+class ChangeSet:
+    """What changed since the last call of Store.take_changes(); the UI updates only these rows."""
+
+    nodes: set[str] = field(default_factory=set)
+    pods: set[str] = field(default_factory=set)
+    removed_pods: set[str] = field(default_factory=set)
+    removed_nodes: set[str] = field(default_factory=set)
+    zones: bool = False
+    events: int = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.nodes or self.pods or self.removed_pods or self.removed_nodes or self.zones or self.events)
+
+
+class EventRecorder:
+    """Events as `kubectl get events` shows them. Bounded when a limit is given (the TUI's log)."""
+
+    def __init__(self, clock_now: Callable[[], int], limit: int | None = None) -> None:
+        self._now = clock_now
+        self.events: deque[Event] = deque(maxlen=limit)
+        self.total = 0
+
+    def record(self, type_: str, reason: str, obj: str, message: str, source: str) -> Event:
+        event = Event(self._now(), type_, reason, obj, message, source)
+        self.events.append(event)
+        self.total += 1
+        return event
+
+    def since(self, total_seen: int) -> list[Event]:
+        """Events recorded after the first `total_seen` ones (as many as the bound kept)."""
+        new = self.total - total_seen
+        if new <= 0:
+            return []
+        new = min(new, len(self.events))
+        return list(self.events)[-new:]
+
+
+NodeWatcher = Callable[[str, Node], None]
+PodWatcher = Callable[[str, Pod], None]
+
+
+class Store:
+    def __init__(self, clock_now: Callable[[], int], event_limit: int | None = None) -> None:
+        self.now = clock_now
+        self.nodes: dict[str, Node] = {}
+        self.leases: dict[str, Lease] = {}
+        self.pods: dict[str, Pod] = {}
+        self.pods_by_node: dict[str, dict[str, Pod]] = {}
+        self.pods_by_owner: dict[tuple[str, str], dict[str, Pod]] = {}
+        self.nodes_by_zone: dict[str, dict[str, Node]] = {}
+        self.deployments: dict[str, Deployment] = {}
+        self.daemonsets: dict[str, DaemonSet] = {}
+        self.priority_classes: dict[str, PriorityClass] = {}
+        self.recorder = EventRecorder(clock_now, event_limit)
+        self.changes = ChangeSet()
+        self.node_watchers: list[NodeWatcher] = []
+        self.pod_watchers: list[PodWatcher] = []
+        self._uid = 0
+
+    # ---------------------------------------------------------------- helpers
+
+    def new_uid(self) -> str:
+        self._uid += 1
+        return f"uid-{self._uid:08d}"
+
+    def event(self, type_: str, reason: str, obj: str, message: str, source: str) -> Event:
+        self.changes.events += 1
+        return self.recorder.record(type_, reason, obj, message, source)
+
+    def take_changes(self) -> ChangeSet:
+        changes, self.changes = self.changes, ChangeSet()
+        return changes
+
+    def _node_changed(self, what: str, node: Node) -> None:
+        self.changes.nodes.add(node.name)
+        for watcher in self.node_watchers:
+            watcher(what, node)
+
+    def _pod_changed(self, what: str, pod: Pod) -> None:
+        self.changes.pods.add(pod.key)
+        if pod.node_name:
+            self.changes.nodes.add(pod.node_name)
+        for watcher in self.pod_watchers:
+            watcher(what, pod)
+
+    # ---------------------------------------------------------------- nodes
+
+    def add_node(self, node: Node) -> None:
+        self.nodes[node.name] = node
+        self.pods_by_node.setdefault(node.name, {})
+        self.nodes_by_zone.setdefault(node.zone, {})[node.name] = node
+        self.changes.zones = True
+        self._node_changed("added", node)
+
+    def remove_node(self, name: str) -> Node | None:
+        node = self.nodes.pop(name, None)
+        if node is None:
+            return None
+        zone_nodes = self.nodes_by_zone.get(node.zone, {})
+        zone_nodes.pop(name, None)
+        if not zone_nodes:
+            self.nodes_by_zone.pop(node.zone, None)
+        self.leases.pop(name, None)
+        self.changes.removed_nodes.add(name)
+        self.changes.zones = True
+        self._node_changed("removed", node)
+        return node
+
+    def set_node_conditions(self, node: Node, conditions: dict[str, Condition]) -> None:
+        node.conditions = conditions
+        self._node_changed("conditions", node)
+
+    def set_unschedulable(self, node: Node, value: bool) -> None:
+        node.unschedulable = value
+        self._node_changed("spec", node)
+
+    def update_taints(self, node: Node, add: Iterable[Taint] = (), remove: Iterable[Taint] = ()) -> bool:
+        """Add and remove taints (matched by key and effect) in one update; True if anything changed."""
+        taints = list(node.taints)
+        changed = False
+        for taint in remove:
+            kept = [t for t in taints if not t.matches(taint)]
+            changed |= len(kept) != len(taints)
+            taints = kept
+        for taint in add:
+            if not any(t.matches(taint) for t in taints):
+                if taint.time_added is None:
+                    taint = Taint(taint.key, taint.effect, taint.value, self.now())
+                taints.append(taint)
+                changed = True
+        if changed:
+            node.taints = taints
+            self._node_changed("taints", node)
+        return changed
+
+    # ---------------------------------------------------------------- pods
+
+    def add_pod(self, pod: Pod) -> None:
+        self.pods[pod.key] = pod
+        if pod.owner is not None:
+            self.pods_by_owner.setdefault((pod.owner.kind, pod.owner.name), {})[pod.key] = pod
+        if pod.node_name:
+            self._account(pod, +1)
+        self._pod_changed("added", pod)
+
+    def bind_pod(self, pod: Pod, node_name: str) -> None:
+        pod.node_name = node_name
+        pod.nominated_node_name = ""
+        self._account(pod, +1)
+        self._pod_changed("bound", pod)
+
+    def set_pod_phase(self, pod: Pod, phase: str, reason: str = "", message: str = "") -> None:
+        was_terminal = pod.is_terminal()
+        pod.phase = phase
+        if reason or message:
+            pod.reason, pod.message = reason, message
+        if pod.node_name and not was_terminal and phase in (SUCCEEDED, FAILED):
+            self._account(pod, -1, keep_listed=True)
+        self._pod_changed("phase", pod)
+
+    def set_pod_condition(
+        self, pod: Pod, ctype: str, status: str, reason: str = "", message: str = ""
+    ) -> None:
+        current = pod.conditions.get(ctype)
+        if current and current.status == status and current.reason == reason and current.message == message:
+            return
+        transition = current.last_transition_time if current and current.status == status else self.now()
+        pod.conditions[ctype] = Condition(ctype, status, reason, message, None, transition)
+        self._pod_changed("condition", pod)
+
+    def mark_pod_deleting(self, pod: Pod, grace_seconds: int) -> None:
+        """The API server's graceful delete: deletionTimestamp = now + grace."""
+        if pod.deletion_timestamp is not None:
+            # A second delete may only shorten the grace period.
+            if pod.deletion_grace_period_seconds is not None and grace_seconds >= pod.deletion_grace_period_seconds:
+                return
+        pod.deletion_grace_period_seconds = grace_seconds
+        pod.deletion_timestamp = self.now() + grace_seconds * 1000
+        self._pod_changed("deleting", pod)
+
+    def set_nominated_node(self, pod: Pod, node_name: str) -> None:
+        if pod.nominated_node_name != node_name:
+            old = pod.nominated_node_name
+            pod.nominated_node_name = node_name
+            if old:
+                self.changes.nodes.add(old)
+            self._pod_changed("nominated", pod)
+
+    def remove_pod(self, pod: Pod) -> None:
+        if self.pods.get(pod.key) is not pod:
+            return
+        del self.pods[pod.key]
+        if pod.owner is not None:
+            owned = self.pods_by_owner.get((pod.owner.kind, pod.owner.name))
+            if owned is not None:
+                owned.pop(pod.key, None)
+        if pod.node_name:
+            if pod.is_terminal():
+                self.pods_by_node.get(pod.node_name, {}).pop(pod.key, None)
+            else:
+                self._account(pod, -1)
+        self.changes.removed_pods.add(pod.key)
+        self._pod_changed("removed", pod)
+
+    def pods_on(self, node_name: str) -> list[Pod]:
+        return list(self.pods_by_node.get(node_name, {}).values())
+
+    def owned_pods(self, kind: str, name: str) -> list[Pod]:
+        return list(self.pods_by_owner.get((kind, name), {}).values())
+
+    def _account(self, pod: Pod, sign: int, keep_listed: bool = False) -> None:
+        """Keep the node's request totals (kube-scheduler's NodeInfo) in step with its pods."""
+        node = self.nodes.get(pod.node_name or "")
+        listed = self.pods_by_node.setdefault(pod.node_name or "", {})
+        if sign > 0:
+            listed[pod.key] = pod
+        elif not keep_listed:
+            listed.pop(pod.key, None)
+        if node is None:
+            return
+        node.requested_cpu += sign * pod.cpu
+        node.requested_memory += sign * pod.memory
+        node.nonzero_cpu += sign * (pod.cpu or DEFAULT_MILLI_CPU_REQUEST)
+        node.nonzero_memory += sign * (pod.memory or DEFAULT_MEMORY_REQUEST)
+        node.pod_count += sign

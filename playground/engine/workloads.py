@@ -1,0 +1,250 @@
+"""Workload controllers: Deployments (one ReplicaSet each, no rollouts) and DaemonSets.
+
+ReplicaSet semantics (pkg/controller/replicaset): active pods are those neither terminal nor being
+deleted; missing replicas are created at once, surplus ones deleted in getPodsToDelete order
+(unassigned, then pending, then not ready, then newest). DaemonSet semantics (pkg/controller/daemon):
+one pod per node whose selector and taints allow it, pinned with node affinity and tolerating
+not-ready/unreachable forever; failed daemon pods are deleted and replaced.
+
+Both controllers are driven by the objects that changed (a dirty set), never by a scan per tick.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING
+
+from .apiserver import AdmissionError
+from .clock import PHASE_WORKLOADS
+from .objects import (
+    DISK_PRESSURE_TAINT,
+    MEMORY_PRESSURE_TAINT,
+    NO_EXECUTE,
+    NO_SCHEDULE,
+    NOT_READY_TAINT,
+    PENDING,
+    PID_PRESSURE_TAINT,
+    UNREACHABLE_TAINT,
+    UNSCHEDULABLE_TAINT,
+    DaemonSet,
+    Deployment,
+    Node,
+    OwnerRef,
+    Pod,
+    PodTemplate,
+    Toleration,
+)
+
+if TYPE_CHECKING:
+    from .simulation import Simulation
+
+# rand.SafeEncodeString's alphabet: no vowels, no confusable characters.
+NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+
+DAEMON_TOLERATIONS = (
+    Toleration(NOT_READY_TAINT, "Exists", "", NO_EXECUTE),
+    Toleration(UNREACHABLE_TAINT, "Exists", "", NO_EXECUTE),
+    Toleration(DISK_PRESSURE_TAINT, "Exists", "", NO_SCHEDULE),
+    Toleration(MEMORY_PRESSURE_TAINT, "Exists", "", NO_SCHEDULE),
+    Toleration(PID_PRESSURE_TAINT, "Exists", "", NO_SCHEDULE),
+    Toleration(UNSCHEDULABLE_TAINT, "Exists", "", NO_SCHEDULE),
+)
+
+
+def template_hash(name: str) -> str:
+    """A stable pod-template-hash for a Deployment (Kubernetes hashes the template; we hash the name)."""
+    digest = hashlib.sha256(name.encode()).digest()
+    return "".join(NAME_ALPHABET[b % len(NAME_ALPHABET)] for b in digest[:10])
+
+
+def pod_from_template(sim: "Simulation", name: str, namespace: str, template: PodTemplate,
+                      owner: OwnerRef | None) -> Pod:
+    pod = Pod(
+        name=name,
+        namespace=namespace,
+        uid=sim.store.new_uid(),
+        labels=dict(template.labels),
+        creation_time=sim.clock.now,
+        priority=template.priority or 0,
+        priority_class_name=template.priority_class_name,
+        cpu=template.cpu,
+        memory=template.memory,
+        tolerations=tuple(template.tolerations),
+        node_selector=dict(template.node_selector),
+        termination_grace_period_seconds=template.termination_grace_period_seconds,
+        start_duration=template.start_duration,
+        stop_duration=template.stop_duration,
+        owner=owner,
+        empty_dir=template.empty_dir,
+    )
+    pod.conditions = {}
+    pod.phase = PENDING
+    return pod
+
+
+class WorkloadControllers:
+    def __init__(self, sim: "Simulation") -> None:
+        self.sim = sim
+        self.dirty_deployments: set[str] = set()
+        self.dirty_daemon_nodes: set[str] = set()
+        self._timer: int | None = None
+        self._replicasets: dict[str, str] = {}
+        # (DaemonSet name, node name) -> its pods there, so a node's sync never scans all daemon pods.
+        self._daemon_pods: dict[tuple[str, str], dict[str, Pod]] = {}
+        sim.store.pod_watchers.append(self._on_pod_event)
+        sim.store.node_watchers.append(self._on_node_event)
+
+    # ---------------------------------------------------------------- informers
+
+    def _on_pod_event(self, what: str, pod: Pod) -> None:
+        if pod.owner is None or what not in ("removed", "deleting", "phase", "added"):
+            return
+        if pod.owner.kind == "ReplicaSet":
+            deployment = self._replicasets.get(pod.owner.name)
+            if deployment is not None:
+                self.dirty_deployments.add(deployment)
+                self._kick()
+        elif pod.owner.kind == "DaemonSet" and pod.affinity_node_name:
+            index = self._daemon_pods.setdefault((pod.owner.name, pod.affinity_node_name), {})
+            if what == "removed":
+                index.pop(pod.key, None)
+            else:
+                index[pod.key] = pod
+            self.dirty_daemon_nodes.add(pod.affinity_node_name)
+            self._kick()
+
+    def _on_node_event(self, what: str, node: Node) -> None:
+        if self.sim.store.daemonsets and what in ("added", "taints", "removed"):
+            self.dirty_daemon_nodes.add(node.name)
+            self._kick()
+
+    def add_deployment(self, deployment: Deployment) -> None:
+        self.sim.store.deployments[deployment.name] = deployment
+        self._replicasets[deployment.replicaset_name] = deployment.name
+        self.mark_deployment(deployment.name)
+
+    def add_daemonset(self, daemonset: DaemonSet) -> None:
+        self.sim.store.daemonsets[daemonset.name] = daemonset
+        self.mark_all_daemon_nodes()
+
+    def _kick(self) -> None:
+        if self._timer is None:
+            self._timer = self.sim.clock.call_at(self.sim.clock.now, PHASE_WORKLOADS, "workloads.sync")
+
+    def mark_deployment(self, name: str) -> None:
+        self.dirty_deployments.add(name)
+        self._kick()
+
+    def mark_all_daemon_nodes(self) -> None:
+        self.dirty_daemon_nodes.update(self.sim.store.nodes)
+        self._kick()
+
+    # ---------------------------------------------------------------- sync
+
+    def sync(self) -> None:
+        self._timer = None
+        deployments, self.dirty_deployments = sorted(self.dirty_deployments), set()
+        for name in deployments:
+            deployment = self.sim.store.deployments.get(name)
+            if deployment is not None:
+                self._sync_replicaset(deployment)
+        nodes, self.dirty_daemon_nodes = sorted(self.dirty_daemon_nodes), set()
+        for daemonset in list(self.sim.store.daemonsets.values()):
+            for node_name in nodes:
+                self._sync_daemon_node(daemonset, node_name)
+
+    def _sync_replicaset(self, deployment: Deployment) -> None:
+        store = self.sim.store
+        owned = store.owned_pods("ReplicaSet", deployment.replicaset_name)
+        active = [p for p in owned if p.is_active()]
+        diff = deployment.replicas - len(active)
+        owner = OwnerRef("ReplicaSet", deployment.replicaset_name)
+        for _ in range(diff):
+            name = self._unique_name(deployment.replicaset_name, deployment.namespace)
+            pod = pod_from_template(self.sim, name, deployment.namespace, deployment.template, owner)
+            if not self._create(pod, f"ReplicaSet/{deployment.namespace}/{deployment.replicaset_name}"):
+                return
+            store.event("Normal", "SuccessfulCreate", f"ReplicaSet/{deployment.namespace}/{deployment.replicaset_name}",
+                        f"Created pod: {pod.name}", "replicaset-controller")
+        if diff < 0:
+            for pod in sorted(active, key=self._deletion_rank)[:-diff]:
+                store.event("Normal", "SuccessfulDelete", f"ReplicaSet/{deployment.namespace}/{deployment.replicaset_name}",
+                            f"Deleted pod: {pod.name}", "replicaset-controller")
+                self.sim.apiserver.delete_pod(pod)
+
+    def _create(self, pod: Pod, owner_ref: str) -> bool:
+        try:
+            self.sim.apiserver.create_pod(pod)
+        except AdmissionError as exc:
+            self.sim.store.event("Warning", "FailedCreate", owner_ref, f"Error creating: {exc}", "replicaset-controller")
+            return False
+        return True
+
+    def _deletion_rank(self, pod: Pod) -> tuple:
+        """controller.ActivePods ordering: the pods to delete first sort first."""
+        phase_rank = {"Pending": 0, "Unknown": 1, "Running": 2}.get(pod.phase, 3)
+        return (
+            pod.node_name is not None,
+            phase_rank,
+            pod.is_ready(),
+            -(pod.start_time if pod.start_time is not None else self.sim.clock.now),
+            -pod.creation_time,
+            pod.name,
+        )
+
+    def _unique_name(self, base: str, namespace: str) -> str:
+        rng = self.sim.rng
+        while True:
+            suffix = "".join(rng.choice(NAME_ALPHABET) for _ in range(5))
+            name = f"{base}-{suffix}"
+            if f"{namespace}/{name}" not in self.sim.store.pods:
+                return name
+
+    # ---------------------------------------------------------------- DaemonSets
+
+    def daemon_pod_on(self, daemonset: DaemonSet, node_name: str) -> list[Pod]:
+        return list(self._daemon_pods.get((daemonset.name, node_name), {}).values())
+
+    def should_run(self, daemonset: DaemonSet, node: Node) -> tuple[bool, bool]:
+        """(should run a new pod, may keep running an existing one): selector and taint checks."""
+        selector = daemonset.template.node_selector
+        if any(node.labels.get(k) != v for k, v in selector.items()):
+            return False, False
+        tolerations = tuple(daemonset.template.tolerations) + DAEMON_TOLERATIONS
+        run = keep = True
+        for taint in node.taints:
+            if taint.effect not in (NO_SCHEDULE, NO_EXECUTE):
+                continue
+            if not any(t.tolerates(taint) for t in tolerations):
+                run = False
+                if taint.effect == NO_EXECUTE:
+                    keep = False
+        return run, keep
+
+    def _sync_daemon_node(self, daemonset: DaemonSet, node_name: str) -> None:
+        store = self.sim.store
+        node = store.nodes.get(node_name)
+        pods = self.daemon_pod_on(daemonset, node_name)
+        live = [p for p in pods if p.deletion_timestamp is None]
+        for pod in live:
+            if pod.phase == "Failed":
+                store.event("Warning", "FailedDaemonPod", f"DaemonSet/{daemonset.namespace}/{daemonset.name}",
+                            f"Found failed daemon pod {pod.key} on node {node_name}, will try to kill it",
+                            "daemonset-controller")
+                self.sim.apiserver.delete_pod(pod)
+        live = [p for p in live if p.phase != "Failed"]
+        if node is None:
+            return
+        run, keep = self.should_run(daemonset, node)
+        if not live and run and not [p for p in pods if p.deletion_timestamp is not None]:
+            name = self._unique_name(daemonset.name, daemonset.namespace)
+            pod = pod_from_template(self.sim, name, daemonset.namespace, daemonset.template,
+                                    OwnerRef("DaemonSet", daemonset.name))
+            pod.affinity_node_name = node_name
+            pod.tolerations = pod.tolerations + DAEMON_TOLERATIONS
+            if self._create(pod, f"DaemonSet/{daemonset.namespace}/{daemonset.name}"):
+                store.event("Normal", "SuccessfulCreate", f"DaemonSet/{daemonset.namespace}/{daemonset.name}",
+                            f"Created pod: {pod.name}", "daemonset-controller")
+        elif live and not keep:
+            for pod in live:
+                self.sim.apiserver.delete_pod(pod)

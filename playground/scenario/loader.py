@@ -1,0 +1,293 @@
+"""Reading and writing scenario files.
+
+Errors name the file, the key path, the line where it can be found and what to do about it; unknown
+keys get the closest known spelling. Saving writes a temporary file beside the target and renames it
+over the target, so a crash never leaves half a scenario behind.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import tempfile
+import tomllib
+import typing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+from pydantic import BaseModel, ValidationError
+
+from .schema import Scenario
+
+LocPart = str | int
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    line: int | None
+    message: str
+
+    def format(self, file: str) -> str:
+        where = f"{file}:{self.line}" if self.line else file
+        key = f" {self.path}:" if self.path else ""
+        return f"{where}:{key} {self.message}"
+
+
+class ScenarioError(Exception):
+    """A scenario that cannot be used; `problems` says every reason found."""
+
+    def __init__(self, file: str, problems: list[Problem]) -> None:
+        self.file = file
+        self.problems = problems
+        super().__init__(self.format())
+
+    def format(self) -> str:
+        lines = [p.format(self.file) for p in self.problems]
+        if len(lines) > 1:
+            lines.insert(0, f"{self.file}: {len(lines)} problems")
+        return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- line numbers
+
+_HEADER = re.compile(r"^\[\[?\s*(.+?)\s*\]\]?\s*(#.*)?$")
+_KEY = re.compile(r"""^((?:"[^"]*"|'[^']*'|[A-Za-z0-9_-]+)(?:\s*\.\s*(?:"[^"]*"|'[^']*'|[A-Za-z0-9_-]+))*)\s*=""")
+
+
+def _split_key(text: str) -> tuple[str, ...]:
+    parts = re.findall(r"""\s*("[^"]*"|'[^']*'|[A-Za-z0-9_-]+)\s*(?:\.|$)""", text)
+    return tuple(p[1:-1] if p[:1] in "\"'" else p for p in parts)
+
+
+def locate_keys(text: str) -> dict[tuple[LocPart, ...], int]:
+    """Map key paths (with array indexes) to the line that defines them."""
+    positions: dict[tuple[LocPart, ...], int] = {}
+    arrays: dict[tuple[LocPart, ...], int] = {}
+    current: tuple[LocPart, ...] = ()
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        header = _HEADER.match(line) if line.startswith("[") else None
+        if header:
+            parts = _split_key(header.group(1))
+            path: tuple[LocPart, ...] = ()
+            for i, part in enumerate(parts):
+                path += (part,)
+                if i < len(parts) - 1 and path in arrays:
+                    path += (arrays[path],)
+            if line.startswith("[["):
+                index = arrays.get(path, -1) + 1
+                arrays[path] = index
+                positions.setdefault(path, lineno)
+                path += (index,)
+            current = path
+            positions.setdefault(current, lineno)
+            continue
+        key = _KEY.match(line)
+        if key:
+            positions.setdefault(current + _split_key(key.group(1)), lineno)
+    return positions
+
+
+def _line_for(loc: tuple[LocPart, ...], positions: dict[tuple[LocPart, ...], int]) -> int | None:
+    for end in range(len(loc), 0, -1):
+        line = positions.get(tuple(loc[:end]))
+        if line is not None:
+            return line
+    return None
+
+
+def format_loc(loc: tuple[LocPart, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + (part if re.match(r"^[A-Za-z0-9_-]+$", part) else f'"{part}"')
+    return out
+
+
+# ---------------------------------------------------------------- pydantic errors
+
+def _model_of(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in typing.get_args(annotation):
+        model = _model_of(arg)
+        if model is not None:
+            return model
+    return None
+
+
+def _keys_at(loc: tuple[LocPart, ...]) -> list[str]:
+    """The keys allowed in the table at loc (aliases where a field has one)."""
+    model: type[BaseModel] | None = Scenario
+    for part in loc:
+        if model is None:
+            return []
+        if isinstance(part, int):
+            continue
+        field = next((f for n, f in model.model_fields.items() if part in (n, f.alias)), None)
+        if field is None:
+            return []
+        model = _model_of(field.annotation)
+    if model is None:
+        return []
+    return [f.alias or n for n, f in model.model_fields.items()]
+
+
+def _problem(error: dict, positions: dict) -> Problem:
+    loc = tuple(p for p in error["loc"] if not (isinstance(p, str) and ("[" in p or p.startswith("function-"))))
+    kind = error["type"]
+    message = error["msg"]
+    line = _line_for(loc, positions)
+    if kind == "extra_forbidden":
+        known = _keys_at(loc[:-1])
+        close = difflib.get_close_matches(str(loc[-1]), known, n=1, cutoff=0.6)
+        if close:
+            message = f'unknown key; did you mean "{close[0]}"?'
+        elif known:
+            message = f"unknown key; known keys here: {', '.join(known)}"
+        else:
+            message = "unknown key"
+    elif kind == "missing":
+        message = "missing required key"
+        line = _line_for(loc[:-1], positions)
+    elif message.startswith("Value error, "):
+        message = message[len("Value error, "):]
+    elif kind.endswith("_type") or kind.endswith("_parsing"):
+        message = f"{message} (got {error.get('input')!r})"
+    return Problem(format_loc(loc), line, message)
+
+
+# ---------------------------------------------------------------- cross references
+
+def _cross_check(scenario: Scenario) -> list[tuple[tuple[LocPart, ...], str]]:
+    problems: list[tuple[tuple[LocPart, ...], str]] = []
+
+    def duplicates(items: list, what: str, key=lambda x: x.name) -> None:
+        seen: set = set()
+        for i, item in enumerate(items):
+            k = key(item)
+            if k in seen:
+                problems.append(((what, i, "name"), f"duplicate name {k if isinstance(k, str) else k[1]!r}"))
+            seen.add(k)
+
+    duplicates(scenario.priorityClasses, "priorityClasses")
+    duplicates(scenario.deployments, "deployments", key=lambda d: (d.namespace, d.name))
+    duplicates(scenario.daemonSets, "daemonSets", key=lambda d: (d.namespace, d.name))
+    duplicates(scenario.pods, "pods", key=lambda p: (p.namespace, p.name))
+    defaults = [i for i, pc in enumerate(scenario.priorityClasses) if pc.globalDefault]
+    for i in defaults[1:]:
+        problems.append((("priorityClasses", i, "globalDefault"), "only one PriorityClass may be the globalDefault"))
+
+    node_names: set[str] = set()
+    for i, node in enumerate(scenario.nodes):
+        if node.name in node_names:
+            problems.append((("nodes", i, "name"), f"duplicate node name {node.name!r}"))
+        node_names.add(node.name)
+    for i, pool in enumerate(scenario.nodePools):
+        for name in pool.names():
+            if name in node_names:
+                problems.append((("nodePools", i, "namePrefix"), f"node pool makes node {name!r}, which already exists"))
+                break
+            node_names.add(name)
+
+    classes = {pc.name for pc in scenario.priorityClasses} | {"system-cluster-critical", "system-node-critical"}
+
+    def check_class(loc: tuple[LocPart, ...], name: str) -> None:
+        if name and name not in classes:
+            close = difflib.get_close_matches(name, sorted(classes), n=1)
+            hint = f'; did you mean "{close[0]}"?' if close else "; define it under [[priorityClasses]]"
+            problems.append((loc, f"unknown PriorityClass {name!r}{hint}"))
+
+    for kind in ("deployments", "daemonSets"):
+        for i, workload in enumerate(getattr(scenario, kind)):
+            check_class((kind, i, "template", "priorityClassName"), workload.template.priorityClassName)
+    for i, pod in enumerate(scenario.pods):
+        check_class(("pods", i, "priorityClassName"), pod.priorityClassName)
+
+    def check_node(loc: tuple[LocPart, ...], name: str | None) -> None:
+        if name and name not in node_names:
+            close = difflib.get_close_matches(name, sorted(node_names), n=1)
+            hint = f'; did you mean "{close[0]}"?' if close else ""
+            problems.append((loc, f"unknown node {name!r}{hint}"))
+
+    for i, pod in enumerate(scenario.pods):
+        check_node(("pods", i, "nodeName"), pod.nodeName)
+    deployments = {d.name for d in scenario.deployments}
+    pods = {(p.namespace, p.name) for p in scenario.pods}
+    for i, entry in enumerate(scenario.timeline):
+        check_node(("timeline", i, "node"), entry.node)
+        if entry.do == "scale" and entry.deployment not in deployments:
+            problems.append((("timeline", i, "deployment"), f"unknown deployment {entry.deployment!r}"))
+        if entry.do == "create-pod":
+            if entry.spec is not None:
+                check_class(("timeline", i, "spec", "priorityClassName"), entry.spec.priorityClassName)
+            pods.add((entry.namespace, entry.pod))
+    for i, exp in enumerate(scenario.expect):
+        check_node(("expect", i, "node"), exp.node)
+        check_node(("expect", i, "podNode"), exp.podNode)
+        if exp.pods is not None:
+            check_node(("expect", i, "pods", "node"), exp.pods.node)
+    return problems
+
+
+# ---------------------------------------------------------------- public API
+
+def parse_scenario(text: str, file: str = "<scenario>") -> Scenario:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        match = re.search(r"line (\d+)", str(exc))
+        raise ScenarioError(file, [Problem("", int(match.group(1)) if match else None, f"invalid TOML: {exc}")]) from None
+    positions = locate_keys(text)
+    try:
+        scenario = Scenario.model_validate(data)
+    except ValidationError as exc:
+        problems = [_problem(e, positions) for e in exc.errors()]
+        raise ScenarioError(file, problems) from None
+    cross = _cross_check(scenario)
+    if cross:
+        raise ScenarioError(file, [Problem(format_loc(loc), _line_for(loc, positions), msg) for loc, msg in cross])
+    return scenario
+
+
+def load_scenario(path: str | os.PathLike) -> Scenario:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScenarioError(str(path), [Problem("", None, "no such file")]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScenarioError(str(path), [Problem("", None, f"cannot read: {exc}")]) from None
+    return parse_scenario(text, str(path))
+
+
+def dump_scenario(scenario: Scenario) -> str:
+    return tomli_w.dumps(scenario.to_toml_dict())
+
+
+def save_scenario(scenario: Scenario, path: str | os.PathLike) -> None:
+    """Write atomically: a temporary file in the same folder, flushed, then renamed over the target."""
+    path = Path(path)
+    text = dump_scenario(scenario)
+    parse_scenario(text, str(path))  # never write what we could not read back
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+

@@ -1,0 +1,380 @@
+"""The scenario file format: a pydantic schema whose keys are Kubernetes' own field and flag names.
+
+Durations are held in milliseconds and quantities in millicores / bytes, and written back in
+Kubernetes notation, so load -> save -> load gives the same scenario.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, field_validator, model_validator
+
+from ..units import format_cpu, format_duration, format_memory, parse_count, parse_cpu, parse_duration, parse_memory
+
+Duration = Annotated[int, BeforeValidator(parse_duration), PlainSerializer(format_duration, return_type=str)]
+Cpu = Annotated[int, BeforeValidator(parse_cpu), PlainSerializer(format_cpu, return_type=str)]
+Memory = Annotated[int, BeforeValidator(parse_memory), PlainSerializer(format_memory, return_type=str)]
+Count = Annotated[int, BeforeValidator(parse_count)]
+
+EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+_TAINT = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_./]*)(?:=([^:]*))?:(NoSchedule|PreferNoSchedule|NoExecute)$")
+_NAME = re.compile(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")
+
+
+def parse_taint(text: str) -> tuple[str, str, str]:
+    """"key=value:Effect" or "key:Effect" -> (key, value, effect)."""
+    match = _TAINT.match(text.strip())
+    if not match:
+        raise ValueError(
+            f"{text!r} is not a taint; write \"key=value:Effect\" or \"key:Effect\" with Effect one of {', '.join(EFFECTS)}"
+        )
+    return match.group(1), match.group(2) or "", match.group(3)
+
+
+def _taint_string(value: str) -> str:
+    parse_taint(value)
+    return value.strip()
+
+
+TaintString = Annotated[str, BeforeValidator(_taint_string)]
+
+
+def _dns_name(value: str) -> str:
+    if not isinstance(value, str) or not _NAME.match(value) or len(value) > 253:
+        raise ValueError(
+            f"{value!r} is not a valid name: use lower-case letters, digits, '-' and '.', starting and ending with a letter or digit"
+        )
+    return value
+
+
+Name = Annotated[str, BeforeValidator(_dns_name)]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class ScenarioMeta(Strict):
+    name: str
+    description: str = ""
+    seed: int = 0
+    tick: Duration = 1000
+    duration: Duration = 15 * 60_000
+
+    @field_validator("tick")
+    @classmethod
+    def _tick(cls, value: int) -> int:
+        if value < 100 or value > 60_000:
+            raise ValueError(f"tick must be between 100ms and 1m, got {format_duration(value)}")
+        return value
+
+
+class ControllerManager(Strict):
+    """kube-controller-manager flags, spelled as on its command line."""
+
+    node_monitor_period: Duration = Field(5000, alias="node-monitor-period")
+    node_monitor_grace_period: Duration = Field(50_000, alias="node-monitor-grace-period")
+    node_startup_grace_period: Duration = Field(60_000, alias="node-startup-grace-period")
+    node_eviction_rate: float = Field(0.1, alias="node-eviction-rate", ge=0)
+    secondary_node_eviction_rate: float = Field(0.01, alias="secondary-node-eviction-rate", ge=0)
+    large_cluster_size_threshold: int = Field(50, alias="large-cluster-size-threshold", ge=0)
+    unhealthy_zone_threshold: float = Field(0.55, alias="unhealthy-zone-threshold", gt=0, le=1)
+    terminated_pod_gc_threshold: int = Field(12500, alias="terminated-pod-gc-threshold", ge=0)
+
+    @field_validator("node_monitor_period")
+    @classmethod
+    def _period(cls, value: int) -> int:
+        if value <= 0:
+            raise ValueError("node-monitor-period must be greater than 0s")
+        return value
+
+
+class APIServerFlags(Strict):
+    default_not_ready_toleration_seconds: int = Field(300, alias="default-not-ready-toleration-seconds", ge=0)
+    default_unreachable_toleration_seconds: int = Field(300, alias="default-unreachable-toleration-seconds", ge=0)
+
+
+class SchedulerSettings(Strict):
+    """KubeSchedulerConfiguration fields, plus attemptsPerTick (simulation only)."""
+
+    percentageOfNodesToScore: int = Field(0, ge=0, le=100)
+    podInitialBackoffSeconds: int = Field(1, ge=1)
+    podMaxBackoffSeconds: int = Field(10, ge=1)
+    minCandidateNodesPercentage: int = Field(10, ge=0, le=100)
+    minCandidateNodesAbsolute: int = Field(100, ge=0)
+    attemptsPerTick: int = Field(100, ge=1, description="simulation only: scheduling cycles per tick")
+
+    @model_validator(mode="after")
+    def _backoff(self) -> "SchedulerSettings":
+        if self.podMaxBackoffSeconds < self.podInitialBackoffSeconds:
+            raise ValueError("podMaxBackoffSeconds must be at least podInitialBackoffSeconds")
+        return self
+
+
+class PriorityGroup(Strict):
+    priority: int
+    shutdownGracePeriodSeconds: int = Field(ge=0)
+
+
+class KubeletSettings(Strict):
+    """KubeletConfiguration fields. Unset fields fall back to the cluster-wide [kubelet] table."""
+
+    nodeStatusUpdateFrequency: Duration | None = None
+    nodeStatusReportFrequency: Duration | None = None
+    nodeLeaseDurationSeconds: int | None = Field(None, gt=0)
+    shutdownGracePeriod: Duration | None = None
+    shutdownGracePeriodCriticalPods: Duration | None = None
+    shutdownGracePeriodByPodPriority: list[PriorityGroup] | None = None
+    maxPods: int | None = Field(None, gt=0)
+
+    @model_validator(mode="after")
+    def _checks(self) -> "KubeletSettings":
+        if self.nodeStatusUpdateFrequency is not None and self.nodeStatusUpdateFrequency <= 0:
+            raise ValueError("nodeStatusUpdateFrequency must be greater than 0s")
+        total, critical = self.shutdownGracePeriod, self.shutdownGracePeriodCriticalPods
+        if total is not None and critical is not None and critical > total:
+            raise ValueError(
+                f"shutdownGracePeriodCriticalPods ({format_duration(critical)}) must not exceed shutdownGracePeriod "
+                f"({format_duration(total)}); the kubelet would refuse this as a wrong configuration"
+            )
+        if self.shutdownGracePeriodByPodPriority and (total or critical):
+            raise ValueError(
+                "shutdownGracePeriodByPodPriority cannot be combined with shutdownGracePeriod or shutdownGracePeriodCriticalPods"
+            )
+        return self
+
+
+class PriorityClassSpec(Strict):
+    name: Name
+    value: int
+    globalDefault: bool = False
+    preemptionPolicy: Literal["PreemptLowerPriority", "Never"] = "PreemptLowerPriority"
+    description: str = ""
+
+    @model_validator(mode="after")
+    def _user_class(self) -> "PriorityClassSpec":
+        if self.name.startswith("system-"):
+            raise ValueError(f"priority class names starting with \"system-\" are reserved, got {self.name!r}")
+        if self.value > 1_000_000_000:
+            raise ValueError(f"user priority classes may have a value of at most 1000000000, got {self.value}")
+        return self
+
+
+class Capacity(Strict):
+    cpu: Cpu
+    memory: Memory
+    pods: Count = 110
+
+
+class Requests(Strict):
+    cpu: Cpu = 0
+    memory: Memory = 0
+
+
+class TolerationSpec(Strict):
+    key: str = ""
+    operator: Literal["Equal", "Exists"] = "Equal"
+    value: str = ""
+    effect: Literal["", "NoSchedule", "PreferNoSchedule", "NoExecute"] = ""
+    tolerationSeconds: int | None = None
+
+    @model_validator(mode="after")
+    def _shape(self) -> "TolerationSpec":
+        if self.operator == "Exists" and self.value:
+            raise ValueError("a toleration with operator Exists must not have a value")
+        if not self.key and self.operator != "Exists":
+            raise ValueError("a toleration with an empty key must use operator Exists")
+        if self.tolerationSeconds is not None and self.effect != "NoExecute":
+            raise ValueError("tolerationSeconds only applies to effect NoExecute")
+        return self
+
+
+class PodSpecFields(Strict):
+    """What a pod template may say (a subset of the Pod spec, plus two simulation-only timings)."""
+
+    labels: dict[str, str] = {}
+    priorityClassName: str = ""
+    priority: int | None = None
+    requests: Requests = Requests()
+    tolerations: list[TolerationSpec] = []
+    nodeSelector: dict[str, str] = {}
+    terminationGracePeriodSeconds: int = Field(30, ge=0)
+    startDuration: Duration = Field(1000, description="simulation only: how long the containers take to start")
+    stopDuration: Duration | None = Field(None, description="simulation only: how long the app takes to exit after SIGTERM")
+    emptyDir: bool = False
+
+    @model_validator(mode="after")
+    def _priority(self) -> "PodSpecFields":
+        if self.priority is not None and self.priorityClassName:
+            raise ValueError("give either priorityClassName or priority, not both")
+        return self
+
+
+class NodeSpec(Strict):
+    name: Name
+    labels: dict[str, str] = {}
+    capacity: Capacity
+    allocatable: Capacity | None = None
+    taints: list[TaintString] = []
+    unschedulable: bool = False
+    kubelet: KubeletSettings = KubeletSettings()
+
+
+class NodePoolSpec(Strict):
+    namePrefix: str
+    count: int = Field(gt=0, le=100_000)
+    labels: dict[str, str] = {}
+    capacity: Capacity
+    allocatable: Capacity | None = None
+    taints: list[TaintString] = []
+    unschedulable: bool = False
+    kubelet: KubeletSettings = KubeletSettings()
+
+    def names(self) -> list[str]:
+        return [f"{self.namePrefix}{i}" for i in range(1, self.count + 1)]
+
+
+class DeploymentSpec(Strict):
+    name: Name
+    namespace: Name = "default"
+    replicas: int = Field(ge=0)
+    template: PodSpecFields
+
+
+class DaemonSetSpec(Strict):
+    name: Name
+    namespace: Name = "default"
+    template: PodSpecFields
+
+
+class PodSpec(PodSpecFields):
+    name: Name
+    namespace: Name = "default"
+    nodeName: str | None = None
+    at: Duration | None = None
+
+
+OPERATIONS = (
+    "power-off", "power-on", "shutdown", "partition", "heal", "stop-kubelet", "start-kubelet",
+    "cordon", "uncordon", "taint", "untaint", "create-pod", "delete-pod", "scale",
+)
+
+
+class TimelineEntry(Strict):
+    at: Duration
+    do: str
+    node: str | None = None
+    taint: str | None = None
+    pod: str | None = None
+    namespace: Name = "default"
+    deployment: str | None = None
+    replicas: int | None = Field(None, ge=0)
+    gracePeriodSeconds: int | None = Field(None, ge=0)
+    spec: PodSpecFields | None = None
+
+    @model_validator(mode="after")
+    def _needs(self) -> "TimelineEntry":
+        from difflib import get_close_matches
+
+        if self.do not in OPERATIONS:
+            close = get_close_matches(self.do, OPERATIONS, n=1)
+            hint = f"; did you mean \"{close[0]}\"?" if close else f"; one of: {', '.join(OPERATIONS)}"
+            raise ValueError(f"unknown operation {self.do!r}{hint}")
+        needs_node = {"power-off", "power-on", "shutdown", "partition", "heal", "stop-kubelet", "start-kubelet",
+                      "cordon", "uncordon", "taint", "untaint"}
+        if self.do in needs_node and not self.node:
+            raise ValueError(f"operation {self.do!r} needs a node")
+        if self.do in ("taint", "untaint") and not self.taint:
+            raise ValueError(f"operation {self.do!r} needs a taint such as \"dedicated=db:NoSchedule\"")
+        if self.do == "taint":
+            parse_taint(self.taint or "")
+        if self.do in ("create-pod", "delete-pod") and not self.pod:
+            raise ValueError(f"operation {self.do!r} needs a pod name")
+        if self.do == "scale" and (not self.deployment or self.replicas is None):
+            raise ValueError("operation 'scale' needs a deployment and replicas")
+        return self
+
+
+class EventMatch(Strict):
+    reason: str
+    object: str | None = None
+    type: Literal["Normal", "Warning"] | None = None
+    message: str | None = None
+    time: Duration | None = None
+
+
+class PodsMatch(Strict):
+    selector: dict[str, str] = {}
+    namespace: str | None = None
+    node: str | None = None
+    notNode: str | None = None
+    phase: Literal["Pending", "Running", "Succeeded", "Failed"] | None = None
+    deleting: bool | None = None
+    ready: bool | None = None
+    count: int = Field(ge=0)
+
+
+class Expectation(Strict):
+    at: Duration
+    description: str = ""
+    node: str | None = None
+    conditions: dict[str, Literal["True", "False", "Unknown"]] | None = None
+    taints: list[TaintString] | None = None
+    noTaints: list[TaintString] | None = None
+    unschedulable: bool | None = None
+    power: Literal["on", "off"] | None = None
+    podCount: int | None = None
+    zones: dict[str, Literal["Initial", "Normal", "PartialDisruption", "FullDisruption"]] | None = None
+    pod: str | None = None
+    namespace: str = "default"
+    phase: Literal["Pending", "Running", "Succeeded", "Failed", "Gone"] | None = None
+    deleting: bool | None = None
+    podNode: str | None = None
+    nominatedNodeName: str | None = None
+    reason: str | None = None
+    message: str | None = None
+    podConditions: dict[str, Literal["True", "False", "Unknown"]] | None = None
+    event: EventMatch | None = None
+    noEvent: EventMatch | None = None
+    pods: PodsMatch | None = None
+
+    @model_validator(mode="after")
+    def _subject(self) -> "Expectation":
+        node_fields = [self.conditions, self.taints, self.noTaints, self.unschedulable, self.power, self.podCount]
+        pod_fields = [self.phase, self.deleting, self.podNode, self.nominatedNodeName, self.reason, self.message,
+                      self.podConditions]
+        if any(v is not None for v in node_fields) and not self.node:
+            raise ValueError("conditions, taints, noTaints, unschedulable, power and podCount need `node`")
+        if any(v is not None for v in pod_fields) and not self.pod:
+            raise ValueError("phase, deleting, podNode, nominatedNodeName, reason, message and podConditions need `pod`")
+        checks = node_fields + pod_fields + [self.zones, self.event, self.noEvent, self.pods]
+        if all(v is None for v in checks):
+            raise ValueError("an expectation must check something: e.g. conditions, taints, zones, event, pods or phase")
+        return self
+
+
+class Scenario(Strict):
+    scenario: ScenarioMeta
+    controllerManager: ControllerManager = ControllerManager()
+    apiServer: APIServerFlags = APIServerFlags()
+    scheduler: SchedulerSettings = SchedulerSettings()
+    kubelet: KubeletSettings = KubeletSettings()
+    priorityClasses: list[PriorityClassSpec] = []
+    nodes: list[NodeSpec] = []
+    nodePools: list[NodePoolSpec] = []
+    deployments: list[DeploymentSpec] = []
+    daemonSets: list[DaemonSetSpec] = []
+    pods: list[PodSpec] = []
+    timeline: list[TimelineEntry] = []
+    expect: list[Expectation] = []
+
+    def node_names(self) -> list[str]:
+        names = [n.name for n in self.nodes]
+        for pool in self.nodePools:
+            names.extend(pool.names())
+        return names
+
+    def to_toml_dict(self) -> dict[str, Any]:
+        return self.model_dump(by_alias=True, exclude_unset=True, exclude_none=True)

@@ -62,6 +62,10 @@ def main(argv: list[str] | None = None) -> int:
     except UnitError as exc:
         print(f"playground: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader (e.g. `| head`) went away; that is not an error of ours.
+        sys.stderr.close()
+        return 0
 
 
 def _until(text: str | None, default: int) -> int:

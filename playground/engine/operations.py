@@ -47,6 +47,7 @@ class OperationResult:
     message: str
     operation: Operation | None = None
     time: int = 0
+    origin: str = "user"  # "user" (keys, API, tests), "timeline" or "scenario"
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +116,7 @@ class Operations:
             "scale": self._scale,
         }
 
-    def apply(self, op: Operation) -> OperationResult:
+    def apply(self, op: Operation, origin: str = "user") -> OperationResult:
         handler = self._handlers.get(op.do)
         if handler is None:
             result = self._refuse(op, f"unknown operation {op.do!r}")
@@ -123,6 +124,7 @@ class Operations:
             result = handler(op)
         result.operation = op
         result.time = self.sim.clock.now
+        result.origin = origin
         self.history.append(result)
         return result
 

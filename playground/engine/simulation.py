@@ -48,6 +48,7 @@ from .scheduler import Scheduler, SchedulerConfig
 from .store import ChangeSet, Store
 from .tainteviction import TaintEvictionController
 from .workloads import WorkloadControllers, template_hash
+from ..units import format_cpu, format_duration, format_memory, parse_duration
 
 PHASE_EXPECT = 8
 
@@ -244,10 +245,10 @@ class Simulation:
         template = template_from_spec(spec)
         op = Operation("create-pod", pod=spec.name, namespace=spec.namespace, template=template,
                        pod_node_name=spec.nodeName)
-        self.operations.apply(op)
+        self.operations.apply(op, origin="scenario")
 
     def _timeline_apply(self, index: int) -> None:
-        self.operations.apply(operation_from_entry(self.scenario.timeline[index]))
+        self.operations.apply(operation_from_entry(self.scenario.timeline[index]), origin="timeline")
 
     # ---------------------------------------------------------------- running
 
@@ -272,6 +273,19 @@ class Simulation:
         """Apply an operation now (from a key, the API or a test)."""
         return self.operations.apply(operation)
 
+    def replay_scenario(self) -> Scenario:
+        """The scenario plus every operation a user applied so far, as timeline entries at their
+        times, so that loading it replays this session."""
+        data = self.scenario.model_dump(by_alias=True, exclude_unset=True, exclude_none=True)
+        timeline = list(data.get("timeline", []))
+        for result in self.operations.history:
+            if result.origin == "user" and result.ok and result.operation is not None:
+                timeline.append(entry_from_operation(result.operation, result.time))
+        timeline.sort(key=lambda entry: parse_duration(entry["at"]))
+        if timeline:
+            data["timeline"] = timeline
+        return Scenario.model_validate(data)
+
     # ---------------------------------------------------------------- expectations
 
     def _check_expectation(self, index: int) -> None:
@@ -281,6 +295,48 @@ class Simulation:
         checks = check(self, exp)
         self.expectation_results.append(ExpectationResult(
             index, self.clock.now, exp.description, all(c[3] for c in checks), checks))
+
+
+def entry_from_operation(op: Operation, at: int) -> dict:
+    entry: dict = {"at": format_duration(at), "do": op.do}
+    if op.do == "create-pod":
+        if op.pod_node_name:
+            entry["node"] = op.pod_node_name
+        if op.template is not None:
+            entry["spec"] = spec_from_template(op.template)
+    elif op.node:
+        entry["node"] = op.node
+    for key, value in (("taint", op.taint), ("pod", op.pod), ("deployment", op.deployment),
+                       ("replicas", op.replicas), ("gracePeriodSeconds", op.grace_period_seconds)):
+        if value is not None:
+            entry[key] = value
+    if op.namespace != "default":
+        entry["namespace"] = op.namespace
+    return entry
+
+
+def spec_from_template(template: PodTemplate) -> dict:
+    spec: dict = {"labels": dict(template.labels),
+                  "requests": {"cpu": format_cpu(template.cpu), "memory": format_memory(template.memory)},
+                  "terminationGracePeriodSeconds": template.termination_grace_period_seconds,
+                  "startDuration": format_duration(template.start_duration)}
+    if template.priority_class_name:
+        spec["priorityClassName"] = template.priority_class_name
+    elif template.priority is not None:
+        spec["priority"] = template.priority
+    if template.tolerations:
+        spec["tolerations"] = [
+            {k: v for k, v in (("key", t.key), ("operator", t.operator), ("value", t.value), ("effect", t.effect),
+                               ("tolerationSeconds", t.toleration_seconds)) if v not in ("", None)}
+            for t in template.tolerations
+        ]
+    if template.node_selector:
+        spec["nodeSelector"] = dict(template.node_selector)
+    if template.stop_duration is not None:
+        spec["stopDuration"] = format_duration(template.stop_duration)
+    if template.empty_dir:
+        spec["emptyDir"] = True
+    return spec
 
 
 def operation_from_entry(entry) -> Operation:

@@ -250,6 +250,33 @@ class DaemonSet:
 
 
 @dataclass(slots=True)
+class PodDisruptionBudget:
+    """policy/v1 PodDisruptionBudget; the disruption controller keeps the status fields."""
+
+    name: str
+    namespace: str
+    selector: dict[str, str]
+    min_available: int | str | None = None  # a count or a percentage such as "50%"
+    max_unavailable: int | str | None = None
+    # status
+    current_healthy: int = 0
+    desired_healthy: int = 0
+    disruptions_allowed: int = 0
+    expected_pods: int = 0
+    disrupted_pods: dict[str, int] = field(default_factory=dict)  # pod name -> time of the eviction (ms)
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    def matches(self, pod: "Pod") -> bool:
+        """A PDB with an empty selector matches nothing (policy/v1 eviction semantics)."""
+        if pod.namespace != self.namespace or not self.selector:
+            return False
+        return all(pod.labels.get(k) == v for k, v in self.selector.items())
+
+
+@dataclass(slots=True)
 class PriorityClass:
     name: str
     value: int

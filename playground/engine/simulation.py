@@ -37,6 +37,7 @@ from .objects import (
     Deployment,
     Node,
     Pod,
+    PodDisruptionBudget,
     PodTemplate,
     PriorityClass,
     Taint,
@@ -210,6 +211,10 @@ class Simulation:
             rs_name = f"{spec.name}-{template_hash(spec.namespace + '/' + spec.name)}"
             self.workloads.add_deployment(
                 Deployment(spec.name, spec.namespace, spec.replicas, template_from_spec(spec.template), rs_name))
+        for spec in sc.podDisruptionBudgets:
+            pdb = PodDisruptionBudget(spec.name, spec.namespace, dict(spec.selector), spec.minAvailable,
+                                      spec.maxUnavailable)
+            store.pdbs[pdb.key] = pdb
         for index, spec in enumerate(sc.pods):
             self.clock.call_at(spec.at or 0, PHASE_OPERATIONS, "pods.create", index)
         for index, entry in enumerate(sc.timeline):

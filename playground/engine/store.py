@@ -21,6 +21,7 @@ from .objects import (
     Lease,
     Node,
     Pod,
+    PodDisruptionBudget,
     PriorityClass,
     Taint,
 )
@@ -84,6 +85,7 @@ class Store:
         self.deployments: dict[str, Deployment] = {}
         self.daemonsets: dict[str, DaemonSet] = {}
         self.priority_classes: dict[str, PriorityClass] = {}
+        self.pdbs: dict[str, PodDisruptionBudget] = {}  # "ns/name" -> PDB
         self.recorder = EventRecorder(clock_now, event_limit)
         self.changes = ChangeSet()
         self.node_watchers: list[NodeWatcher] = []

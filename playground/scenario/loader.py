@@ -182,6 +182,7 @@ def _cross_check(scenario: Scenario) -> list[tuple[tuple[LocPart, ...], str]]:
     duplicates(scenario.deployments, "deployments", key=lambda d: (d.namespace, d.name))
     duplicates(scenario.daemonSets, "daemonSets", key=lambda d: (d.namespace, d.name))
     duplicates(scenario.pods, "pods", key=lambda p: (p.namespace, p.name))
+    duplicates(scenario.podDisruptionBudgets, "podDisruptionBudgets", key=lambda p: (p.namespace, p.name))
     defaults = [i for i, pc in enumerate(scenario.priorityClasses) if pc.globalDefault]
     for i in defaults[1:]:
         problems.append((("priorityClasses", i, "globalDefault"), "only one PriorityClass may be the globalDefault"))

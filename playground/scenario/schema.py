@@ -256,6 +256,37 @@ class PodSpec(PodSpecFields):
     at: Duration | None = None
 
 
+def _int_or_percent(value: int | str) -> int | str:
+    if isinstance(value, bool):
+        raise ValueError("expected a number of pods or a percentage such as \"50%\"")
+    if isinstance(value, int):
+        if value < 0:
+            raise ValueError("must not be negative")
+        return value
+    if isinstance(value, str) and re.fullmatch(r"\d{1,3}%", value.strip()) and int(value.strip()[:-1]) <= 100:
+        return value.strip()
+    raise ValueError(f"{value!r} is neither a number of pods nor a percentage such as \"50%\"")
+
+
+IntOrPercent = Annotated[int | str, BeforeValidator(_int_or_percent)]
+
+
+class PodDisruptionBudgetSpec(Strict):
+    name: Name
+    namespace: Name = "default"
+    selector: dict[str, str]
+    minAvailable: IntOrPercent | None = None
+    maxUnavailable: IntOrPercent | None = None
+
+    @model_validator(mode="after")
+    def _one_of(self) -> "PodDisruptionBudgetSpec":
+        if (self.minAvailable is None) == (self.maxUnavailable is None):
+            raise ValueError("give exactly one of minAvailable and maxUnavailable")
+        if not self.selector:
+            raise ValueError("a PodDisruptionBudget with an empty selector matches no pods; give a selector")
+        return self
+
+
 OPERATIONS = (
     "power-off", "power-on", "shutdown", "partition", "heal", "stop-kubelet", "start-kubelet",
     "cordon", "uncordon", "taint", "untaint", "create-pod", "delete-pod", "scale",
@@ -367,6 +398,7 @@ class Scenario(Strict):
     deployments: list[DeploymentSpec] = []
     daemonSets: list[DaemonSetSpec] = []
     pods: list[PodSpec] = []
+    podDisruptionBudgets: list[PodDisruptionBudgetSpec] = []
     timeline: list[TimelineEntry] = []
     expect: list[Expectation] = []
 

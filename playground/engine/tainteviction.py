@@ -109,7 +109,7 @@ class TaintEvictionController:
         if existing is not None:
             if existing.created_at + minimum < trigger:
                 return
-            self.sim.clock.cancel(existing.timer)
+            self._cancel(pod, emit=True)
             self._schedule(pod, existing.created_at, trigger)
             return
         self._schedule(pod, now, trigger)

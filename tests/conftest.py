@@ -1,0 +1,42 @@
+"""Shared helpers: build a simulation from scenario TOML text."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from playground.engine import Simulation
+from playground.scenario import parse_scenario
+
+BASE = """
+[scenario]
+name = "test"
+seed = 1
+"""
+
+
+def make_sim(body: str, header: str = BASE) -> Simulation:
+    return Simulation(parse_scenario(textwrap.dedent(header) + textwrap.dedent(body)))
+
+
+def nodes_toml(prefix: str, count: int, zone: str = "zone-a", cpu: str = "4", memory: str = "8Gi",
+               extra: str = "") -> str:
+    return f"""
+[[nodePools]]
+namePrefix = "{prefix}"
+count = {count}
+labels = {{ "topology.kubernetes.io/zone" = "{zone}" }}
+capacity = {{ cpu = "{cpu}", memory = "{memory}" }}
+{extra}
+"""
+
+
+def events(sim: Simulation, reason: str | None = None, obj: str | None = None) -> list:
+    return [e for e in sim.store.recorder.events
+            if (reason is None or e.reason == reason) and (obj is None or e.object == obj)]
+
+
+@pytest.fixture
+def sim_factory():
+    return make_sim

@@ -1,0 +1,133 @@
+"""ReplicaSet (Deployment) and DaemonSet semantics, and the kubelet's pod lifecycle."""
+
+from conftest import events, make_sim, nodes_toml
+
+from playground.engine import Operation
+
+WEB = """
+[[deployments]]
+name = "web"
+replicas = 4
+template = { labels = { app = "web" }, requests = { cpu = "500m", memory = "256Mi" }, startDuration = "3s", stopDuration = "2s" }
+"""
+
+
+def web_pods(sim, active_only=True):
+    pods = [p for p in sim.store.pods.values() if p.labels.get("app") == "web"]
+    return [p for p in pods if p.is_active()] if active_only else pods
+
+
+def test_deployment_pods_start_after_their_start_duration():
+    sim = make_sim(nodes_toml("n-", 2) + WEB)
+    sim.run_until(0)
+    pods = web_pods(sim)
+    assert len(pods) == 4 and all(p.node_name for p in pods)
+    assert all(p.phase == "Pending" and p.start_time == 0 for p in pods)
+    sim.run_until(2.9)
+    assert all(p.phase == "Pending" for p in pods)
+    sim.run_until(3)
+    assert all(p.phase == "Running" and p.is_ready() for p in pods)
+    assert len(events(sim, "SuccessfulCreate")) == 4 and len(events(sim, "Scheduled")) == 4
+    assert all(p.name.startswith(sim.store.deployments["web"].replicaset_name + "-") for p in pods)
+
+
+def test_deleted_pod_is_replaced_at_once_and_terminates_after_its_stop_duration():
+    sim = make_sim(nodes_toml("n-", 2) + WEB)
+    sim.run_until(10)
+    victim = web_pods(sim)[0]
+    assert sim.apply(Operation("delete-pod", pod=victim.name)).ok
+    assert victim.deletion_timestamp == 40_000 and victim.deletion_grace_period_seconds == 30
+    sim.run_until(10)
+    assert len(web_pods(sim)) == 4  # the replacement exists while the victim terminates
+    [kill] = events(sim, "Killing", victim.ref)
+    assert kill.time == 10_000
+    sim.run_until(11.9)
+    assert victim.key in sim.store.pods
+    sim.run_until(12)
+    assert victim.key not in sim.store.pods  # stopDuration 2 s < grace 30 s
+
+
+def test_grace_period_override_and_app_that_ignores_sigterm():
+    sim = make_sim(nodes_toml("n-", 1) + '\n[[pods]]\nname = "stubborn"\nnodeName = "n-1"\nterminationGracePeriodSeconds = 45\n')
+    sim.run_until(5)
+    sim.apply(Operation("delete-pod", pod="stubborn"))
+    sim.run_until(49.9)
+    assert "default/stubborn" in sim.store.pods
+    sim.run_until(50)
+    assert "default/stubborn" not in sim.store.pods
+    sim2 = make_sim(nodes_toml("n-", 1) + '\n[[pods]]\nname = "p"\nnodeName = "n-1"\n')
+    sim2.run_until(5)
+    sim2.apply(Operation("delete-pod", pod="p", grace_period_seconds=0))
+    assert "default/p" not in sim2.store.pods and not sim2.kubelets["n-1"].containers
+
+
+def test_scale_up_and_down_deletes_not_ready_pods_first():
+    sim = make_sim(nodes_toml("n-", 2) + WEB)
+    sim.run_until(10)
+    assert sim.apply(Operation("scale", deployment="web", replicas=6)).message == "deployment.apps/web scaled"
+    sim.run_until(11)
+    assert len(web_pods(sim)) == 6
+    young = {p.key for p in web_pods(sim) if not p.is_ready()}
+    assert len(young) == 2
+    sim.apply(Operation("scale", deployment="web", replicas=4))
+    sim.run_until(11)
+    deleting = {p.key for p in web_pods(sim, active_only=False) if p.deletion_timestamp is not None}
+    assert deleting == young
+
+
+def test_failed_pods_are_replaced():
+    sim = make_sim(nodes_toml("n-", 2) + WEB)
+    sim.run_until(10)
+    pod = web_pods(sim)[0]
+    sim.store.set_pod_phase(pod, "Failed", "Error", "boom")
+    sim.run_until(10)
+    assert len(web_pods(sim)) == 4 and pod.key in sim.store.pods
+
+
+def test_daemonset_runs_one_pod_per_eligible_node():
+    sim = make_sim(nodes_toml("n-", 3) + """
+[[nodes]]
+name = "gpu-1"
+capacity = { cpu = "8", memory = "32Gi" }
+taints = ["gpu=true:NoSchedule"]
+
+[[daemonSets]]
+name = "agent"
+namespace = "monitoring"
+template = { labels = { app = "agent" }, requests = { cpu = "100m" } }
+""")
+    sim.run_until(5)
+    agents = [p for p in sim.store.pods.values() if p.labels.get("app") == "agent"]
+    assert sorted(p.node_name for p in agents) == ["n-1", "n-2", "n-3"]
+    tol_keys = {t.key for t in agents[0].tolerations}
+    assert {"node.kubernetes.io/unreachable", "node.kubernetes.io/not-ready",
+            "node.kubernetes.io/unschedulable"} <= tol_keys
+    sim.apply(Operation("cordon", node="n-1"))
+    sim.apply(Operation("delete-pod", pod=next(p for p in agents if p.node_name == "n-1").name,
+                        namespace="monitoring", grace_period_seconds=0))
+    sim.run_until(6)
+    replacement = [p for p in sim.store.pods_on("n-1") if p.labels.get("app") == "agent"]
+    assert len(replacement) == 1  # tolerates unschedulable
+
+
+def test_unknown_priority_class_refused_with_a_clear_event():
+    sim = make_sim(nodes_toml("n-", 1))
+    result = sim.apply(Operation("create-pod", pod="x"))
+    assert result.ok
+    from playground.engine.objects import PodTemplate
+
+    bad = sim.apply(Operation("create-pod", pod="y", template=PodTemplate(labels={}, priority_class_name="nope")))
+    assert not bad.ok and bad.message == 'pods "y" is forbidden: no PriorityClass with name nope was found'
+    [event] = events(sim, "OperationRefused")
+    assert event.type == "Warning" and event.object == "Pod/default/y"
+
+
+def test_refused_operations_are_messages_not_exceptions():
+    sim = make_sim(nodes_toml("n-", 1))
+    for op in (Operation("cordon", node="ghost"), Operation("power-on", node="n-1"),
+               Operation("heal", node="n-1"), Operation("delete-pod", pod="ghost"),
+               Operation("scale", deployment="ghost", replicas=1), Operation("untaint", node="n-1", taint="x"),
+               Operation("taint", node="n-1", taint="novalue"), Operation("bogus", node="n-1")):
+        result = sim.apply(op)
+        assert not result.ok and result.message
+    assert len(events(sim, "OperationRefused")) == 8

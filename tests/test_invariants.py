@@ -64,7 +64,7 @@ def check_invariants(sim):
     assert len(active) == web.replicas
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(steps)
 def test_invariants_under_random_operations(plan):
     sim = make_sim(CLUSTER)

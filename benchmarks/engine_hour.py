@@ -1,0 +1,102 @@
+"""Engine throughput on a large cluster: 5,000 nodes, 150,000 pods, one simulated hour with a node
+failure. Prints simulated seconds per wall second and peak memory; asserts nothing.
+
+The initial 150,000 pods are placed by binding them round-robin through the scheduler's own bind
+(scheduling 150,000 pods one cycle at a time is what benchmarks/scheduler.py measures); everything
+after that -- the failure, tainting, eviction, replacement pods and their scheduling -- runs as usual.
+
+    python benchmarks/engine_hour.py [--nodes 5000] [--pods 150000] [--hours 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import resource
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from playground.engine import Operation, Simulation  # noqa: E402
+from playground.scenario import parse_scenario  # noqa: E402
+
+
+def build_scenario(nodes: int, pods: int, zones: int = 10, deployments: int = 50) -> str:
+    per_zone = nodes // zones
+    per_deployment = pods // deployments
+    parts = ['[scenario]\nname = "bench"\nseed = 1\n', "[scheduler]\nattemptsPerTick = 1000\n"]
+    for z in range(zones):
+        parts.append(f"""
+[[nodePools]]
+namePrefix = "z{z}-n"
+count = {per_zone}
+labels = {{ "topology.kubernetes.io/zone" = "zone-{z}" }}
+capacity = {{ cpu = "32", memory = "128Gi", pods = 110 }}
+""")
+    for d in range(deployments):
+        parts.append(f"""
+[[deployments]]
+name = "app-{d}"
+replicas = {per_deployment}
+template = {{ labels = {{ app = "app-{d}" }}, requests = {{ cpu = "100m", memory = "128Mi" }} }}
+""")
+    return "".join(parts)
+
+
+def place_initial_pods(sim: Simulation) -> None:
+    """Create the ReplicaSets' pods (instant 0) and bind them round-robin without scheduling cycles."""
+    scheduler = sim.scheduler
+    run = scheduler.run
+    scheduler.run = lambda: None  # the scheduler does not run during the bulk placement
+    sim.clock.run_due(0)
+    scheduler.run = run
+    nodes = list(sim.store.nodes.values())
+    pending = [p for p in sim.store.pods.values() if not p.node_name]
+    for i, pod in enumerate(pending):
+        scheduler.bind(pod, nodes[i % len(nodes)])
+    scheduler._run_at = None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--nodes", type=int, default=5000)
+    parser.add_argument("--pods", type=int, default=150_000)
+    parser.add_argument("--hours", type=float, default=1.0)
+    args = parser.parse_args()
+
+    t0 = time.perf_counter()
+    scenario = parse_scenario(build_scenario(args.nodes, args.pods))
+    sim = Simulation(scenario, event_limit=10_000)
+    place_initial_pods(sim)
+    sim.run_until(10)  # containers start
+    gc.collect()
+    build = time.perf_counter() - t0
+    running = sum(1 for p in sim.store.pods.values() if p.phase == "Running")
+    print(f"cluster: {len(sim.store.nodes)} nodes, {len(sim.store.pods)} pods ({running} running), "
+          f"built in {build:.1f} s wall")
+
+    victim = next(iter(sim.store.nodes))
+    sim.run_until(60)
+    sim.apply(Operation("power-off", node=victim))
+    end = args.hours * 3600
+    t1 = time.perf_counter()
+    steps = 0
+    while sim.clock.now < end * 1000:
+        sim.step()
+        steps += 1
+    wall = time.perf_counter() - t1
+    simulated = end - 60
+    deleting = sum(1 for p in sim.store.pods_on(victim) if p.deletion_timestamp is not None)
+    pending = sum(1 for p in sim.store.pods.values() if not p.node_name)
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"node {victim} powered off at 60 s: Ready={sim.store.nodes[victim].ready_status()}, "
+          f"{deleting} of its pods Terminating, {pending} pods pending at the end")
+    print(f"simulated {simulated:.0f} s in {steps} ticks and {wall:.2f} s wall: "
+          f"{simulated / wall:,.0f} simulated s per wall s ({wall / steps * 1e3:.2f} ms per tick)")
+    print(f"peak memory (max RSS): {peak_mib:,.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()

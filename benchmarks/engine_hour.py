@@ -48,15 +48,14 @@ template = {{ labels = {{ app = "app-{d}" }}, requests = {{ cpu = "100m", memory
 def place_initial_pods(sim: Simulation) -> None:
     """Create the ReplicaSets' pods (instant 0) and bind them round-robin without scheduling cycles."""
     scheduler = sim.scheduler
-    run = scheduler.run
-    scheduler.run = lambda: None  # the scheduler does not run during the bulk placement
+    budget = scheduler.config.attempts_per_tick
+    scheduler.config.attempts_per_tick = 0  # no scheduling cycles during the bulk placement
     sim.clock.run_due(0)
-    scheduler.run = run
+    scheduler.config.attempts_per_tick = budget
     nodes = list(sim.store.nodes.values())
     pending = [p for p in sim.store.pods.values() if not p.node_name]
     for i, pod in enumerate(pending):
         scheduler.bind(pod, nodes[i % len(nodes)])
-    scheduler._run_at = None
 
 
 def main() -> None:

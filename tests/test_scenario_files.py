@@ -105,23 +105,11 @@ def test_missing_scenario_table_and_wrong_types():
     assert any("nodes[0].capacity.pods" in o for o in out)
 
 
-def test_two_global_defaults_and_reserved_names():
-    out = problems(GOOD + textwrap.dedent("""
-        [[priorityClasses]]
-        name = "a"
-        value = 1
-        globalDefault = true
-
-        [[priorityClasses]]
-        name = "b"
-        value = 2
-        globalDefault = true
-
-        [[priorityClasses]]
-        name = "system-mine"
-        value = 3
-        """))
-    assert any("priorityClasses[3]: priority class names starting with \"system-\" are reserved" in o for o in out)
+def test_reserved_names_and_user_priority_limit():
+    out = problems(GOOD + '\n[[priorityClasses]]\nname = "system-mine"\nvalue = 3\n'
+                   + '\n[[priorityClasses]]\nname = "huge"\nvalue = 1000000001\n')
+    assert any('priorityClasses[1]: priority class names starting with "system-" are reserved' in o for o in out)
+    assert any("priorityClasses[2]: user priority classes may have a value of at most 1000000000" in o for o in out)
 
 
 def test_expectation_must_check_something():

@@ -264,3 +264,32 @@ def test_zone_state_rules():
     assert compute(Fake([5, 3]), "z") == NORMAL       # only 2 not ready
     assert compute(Fake([10, 5]), "z") == NORMAL      # 50 % < 55 %
     assert compute(Fake([20, 9]), "z") == PARTIAL     # 55 %
+
+
+def test_node_that_never_posted_status_gets_startup_grace_and_never_updated_reason():
+    from playground.engine.objects import Node
+
+    sim = make_sim(nodes_toml("n-", 2))
+    sim.run_until(12)
+    # A Node object whose kubelet never posts status (no kubelet behind it).
+    ghost = Node("ghost", "uid-ghost", {"topology.kubernetes.io/zone": "zone-a"}, 1000, 2**30, 10, 1000, 2**30, 10,
+                 creation_time=12_000, zone="zone-a")
+    sim.store.add_node(ghost)
+    sim.run_until(72)  # 12 s + 60 s startup grace: not yet past it
+    assert ghost.conditions == {}
+    sim.run_until(75)
+    cond = ghost.conditions["Ready"]
+    assert (cond.status, cond.reason, cond.message) == ("Unknown", "NodeStatusNeverUpdated",
+                                                        "Kubelet never posted node status.")
+    assert (cond.last_heartbeat_time, cond.last_transition_time) == (12_000, 75_000)
+    assert set(ghost.conditions) == {"Ready", "MemoryPressure", "DiskPressure", "PIDPressure"}
+    assert "node.kubernetes.io/unreachable:NoSchedule" in ghost.taint_strings()
+    # Never Ready, so never "became NotReady": no NodeNotReady event. It was queued for tainting from
+    # its first pass, but every attempt without a Ready condition is retried and spends the zone's
+    # token (one per 10 s): the attempt at 75 s ran before the monitor pass set Ready, so the taint
+    # lands with the next token.
+    assert not events(sim, "NodeNotReady", "Node/ghost")
+    sim.run_until(84.9)
+    assert "node.kubernetes.io/unreachable:NoExecute" not in ghost.taint_strings()
+    sim.run_until(85)
+    assert "node.kubernetes.io/unreachable:NoExecute" in ghost.taint_strings()

@@ -1,0 +1,53 @@
+"""The kubelet's lease after a partition: backoffEnsureLease's schedule (reference §1.3)."""
+
+from conftest import events, make_sim, nodes_toml
+
+from playground.engine import Operation
+from playground.engine.kubelet import lease_backoff_success
+
+
+def test_backoff_schedule_doubles_from_200ms_to_7s():
+    first_failure = 60_000
+    attempts = [lease_backoff_success(first_failure, t) for t in (60_001, 60_201, 60_601, 61_401, 63_001, 66_201, 72_601,
+                                                                   79_601)]
+    assert attempts == [60_200, 60_600, 61_400, 63_000, 66_200, 72_600, 79_600, 86_600]
+    assert lease_backoff_success(first_failure, 86_601) == 93_600  # capped at 7 s
+
+
+def test_short_partition_renews_on_backoff_and_node_never_goes_unknown():
+    sim = make_sim(nodes_toml("n-", 2))
+    sim.run_until(55)
+    assert sim.apply(Operation("partition", node="n-1")).ok  # last renewal 50 s; 60 s fails
+    sim.run_until(90)
+    assert sim.apply(Operation("heal", node="n-1")).ok
+    kubelet = sim.kubelets["n-1"]
+    assert kubelet.state_label() == "Reconnecting"
+    sim.run_until(93.5)
+    assert kubelet.lease_renew_time == 50_000
+    sim.run_until(93.6)
+    assert kubelet.lease_renew_time == 93_600 and kubelet.state_label() == "Running"
+    sim.run_until(110)
+    kubelet.catch_up()
+    assert kubelet.lease_renew_time == 103_600  # the renew loop restarts from the successful renewal
+    assert sim.store.nodes["n-1"].ready_status() == "True"
+    assert not events(sim, "NodeNotReady")
+
+
+def test_long_partition_recovers_when_the_status_loop_posts_ready():
+    sim = make_sim(nodes_toml("n-", 2) + '\n[[pods]]\nname = "p"\nnodeName = "n-1"\n')
+    sim.run_until(55)
+    sim.apply(Operation("partition", node="n-1"))
+    sim.run_until(120)
+    node = sim.store.nodes["n-1"]
+    assert node.ready_status() == "Unknown"
+    assert "node.kubernetes.io/unreachable:NoExecute" in node.taint_strings()
+    assert sim.kubelets["n-1"].containers["default/p"].started  # the container kept running
+    sim.apply(Operation("heal", node="n-1"))
+    sim.run_until(129.9)
+    assert node.ready_status() == "Unknown"  # lease back at 121.6 s, status loop next at 130 s
+    sim.run_until(130)
+    assert node.ready_status() == "True" and node.taint_strings() == []
+    ready = [e for e in events(sim, "NodeReady", "Node/n-1") if e.time > 0]
+    assert [e.time for e in ready] == [130_000]
+    assert sim.store.pods["default/p"].is_ready()
+    assert [e.message for e in events(sim, "TaintManagerEviction")] == ["Cancelling deletion of Pod default/p"]

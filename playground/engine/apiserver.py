@@ -49,6 +49,10 @@ class APIServer:
     def __init__(self, store: Store, config: APIServerConfig) -> None:
         self.store = store
         self.config = config
+        # Shared by every admitted pod: tolerations are immutable.
+        self._not_ready = Toleration(NOT_READY_TAINT, "Exists", "", NO_EXECUTE, config.default_not_ready_toleration_seconds)
+        self._unreachable = Toleration(UNREACHABLE_TAINT, "Exists", "", NO_EXECUTE,
+                                       config.default_unreachable_toleration_seconds)
 
     # ---------------------------------------------------------------- admission
 
@@ -79,13 +83,9 @@ class APIServer:
 
         extra = []
         if not has(NOT_READY_TAINT):
-            extra.append(
-                Toleration(NOT_READY_TAINT, "Exists", "", NO_EXECUTE, self.config.default_not_ready_toleration_seconds)
-            )
+            extra.append(self._not_ready)
         if not has(UNREACHABLE_TAINT):
-            extra.append(
-                Toleration(UNREACHABLE_TAINT, "Exists", "", NO_EXECUTE, self.config.default_unreachable_toleration_seconds)
-            )
+            extra.append(self._unreachable)
         return tolerations + tuple(extra)
 
     def create_pod(self, pod: Pod) -> Pod:

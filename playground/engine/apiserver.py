@@ -70,8 +70,10 @@ class APIServer:
                 )
         else:
             pc = next((c for c in classes.values() if c.global_default), None)
-            if pc is None:
-                # The `priority` shortcut of a scenario pod: kept as given, policy stays default.
+            if pc is None or pod.priority != 0:
+                # The `priority` shortcut of a scenario pod (simulation only: it stands for a class of
+                # that value, so it wins over the globalDefault): kept as given, policy stays default.
+                # A shortcut of 0 cannot be told from no priority at all and gets the default class.
                 return
             pod.priority_class_name = pc.name
         pod.priority = pc.value

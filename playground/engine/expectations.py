@@ -35,14 +35,63 @@ def check(sim: "Simulation", exp: "Expectation") -> list[Check]:
     if exp.pods is not None:
         count = sum(1 for p in sim.store.pods.values() if _pod_matches(p, exp.pods))
         checks.append((f"pods {_describe_pods(exp.pods)}", str(exp.pods.count), str(count), count == exp.pods.count))
+    if exp.pdb is not None:
+        checks += _pdb_checks(sim, exp)
+    if exp.volume is not None:
+        key = exp.volume if "/" in exp.volume else f"{exp.namespace}/{exp.volume}"
+        volume = sim.attachdetach.volumes.get(key)
+        if volume is None:
+            checks.append((f"volume {key}", "exists", "not found", False))
+        else:
+            have = volume.attached_to or ""
+            checks.append((f"volume {key} attached to", exp.attachedTo or "<detached>", have or "<detached>",
+                           have == exp.attachedTo))
     return checks
+
+
+def _pdb_checks(sim: "Simulation", exp: "Expectation") -> list[Check]:
+    key = exp.pdb if "/" in (exp.pdb or "") else f"{exp.namespace}/{exp.pdb}"
+    pdb = sim.store.pdbs.get(key)
+    if pdb is None:
+        return [(f"pdb {key}", "exists", "not found", False)]
+    out: list[Check] = []
+    for name, want, have in (("disruptionsAllowed", exp.disruptionsAllowed, pdb.disruptions_allowed),
+                             ("currentHealthy", exp.currentHealthy, pdb.current_healthy),
+                             ("desiredHealthy", exp.desiredHealthy, pdb.desired_healthy),
+                             ("expectedPods", exp.expectedPods, pdb.expected_pods)):
+        if want is not None:
+            out.append((f"pdb {key} {name}", str(want), str(have), want == have))
+    return out
+
+
+def _drain_checks(sim: "Simulation", exp: "Expectation", node_name: str) -> list[Check]:
+    status = sim.drain.status.get(node_name)
+    out: list[Check] = []
+    if exp.drain is not None:
+        have = status.state if status is not None else "None"
+        out.append((f"node {node_name} drain", exp.drain, have, have == exp.drain))
+    if exp.drainRemaining is not None:
+        have_n = len(status.remaining) if status is not None else 0
+        out.append((f"node {node_name} drain pods remaining", str(exp.drainRemaining), str(have_n),
+                    have_n == exp.drainRemaining))
+    if exp.drainBlockedBy is not None:
+        blockers = sorted({b.split("/", 1)[-1] for b in status.blocked.values()}) if status is not None else []
+        have_b = ", ".join(blockers) or "<nothing>"
+        out.append((f"node {node_name} drain blocked by", exp.drainBlockedBy or "<nothing>", have_b,
+                    exp.drainBlockedBy in blockers if exp.drainBlockedBy else not blockers))
+    return out
 
 
 def _node_checks(sim: "Simulation", exp: "Expectation") -> list[Check]:
     node = sim.store.nodes.get(exp.node or "")
+    drain = _drain_checks(sim, exp, exp.node or "")
+    node_fields = (exp.conditions, exp.taints, exp.noTaints, exp.unschedulable, exp.power, exp.podCount,
+                   exp.containers)
     if node is None:
+        if drain and all(v is None for v in node_fields):
+            return drain  # a drain outlives a deleted Node object
         return [(f"node {exp.node}", "exists", "not found", False)]
-    out: list[Check] = []
+    out: list[Check] = drain
     for ctype, want in (exp.conditions or {}).items():
         have = node.ready_status() if ctype == "Ready" else (node.conditions[ctype].status if ctype in node.conditions else None)
         out.append((f"node {node.name} {ctype}", want, have or "<none>", have == want))
@@ -57,6 +106,11 @@ def _node_checks(sim: "Simulation", exp: "Expectation") -> list[Check]:
     if exp.power is not None:
         power = sim.kubelets[node.name].power
         out.append((f"node {node.name} power", exp.power, power, power == exp.power))
+    if exp.containers is not None:
+        kubelet = sim.kubelets.get(node.name)
+        running = len(kubelet.containers) if kubelet is not None else 0
+        out.append((f"node {node.name} containers on the machine", str(exp.containers), str(running),
+                    running == exp.containers))
     if exp.podCount is not None:
         count = sum(1 for p in sim.store.pods_on(node.name) if not p.is_terminal())
         out.append((f"node {node.name} pods", str(exp.podCount), str(count), count == exp.podCount))

@@ -11,7 +11,14 @@ kubelet would have written. Only real changes (start, stop, partition, status ch
 
 The machine is separate from the kubelet: `power` (on/off), `network` (connected/partitioned) and
 whether the kubelet process runs. Containers live on the machine: a partitioned node keeps running
-them, a powered-off one loses them.
+them, a powered-off one loses them. When the kubelet can see the API server again it stops the
+containers of pods deleted meanwhile: with the pod's grace period if this kubelet process knew the
+pod, with 1 s if it is a freshly started process meeting containers it never knew (HandlePodCleanups).
+
+Volumes: a pod's containers start only once its volumes are attached to this node (the attach/detach
+controller's node.status.volumesAttached); they are mounted while the containers run, and the
+kubelet reports them in node.status.volumesInUse whenever it can reach the API server -- a powered-off
+or partitioned node keeps reporting what it last reported.
 """
 
 from __future__ import annotations
@@ -57,6 +64,13 @@ class Container:
     started: bool = False
     stopping: bool = False
     timer: int | None = None
+    # What the kubelet remembers of the pod's spec, to stop the containers after the API object went.
+    grace_seconds: int = 30
+    stop_duration: int | None = None
+    volumes: tuple[str, ...] = ()  # volume keys ("ns/claim") the pod mounts
+    waiting_volumes: bool = False  # not started yet: its volumes are not attached to this node
+    stop_at: int | None = None  # when the current stop ends (SIGKILL at the latest)
+    known: bool = True  # the running kubelet process has seen this pod (False after a kubelet restart)
 
 
 def grid_last(anchor: int, period: int, now: int) -> int:
@@ -103,6 +117,7 @@ class Kubelet:
         self.reachable_at: int | None = None  # a heal's lease backoff not finished yet
         self.lost_at: int | None = None
         self.shutdown = None  # set by the node shutdown manager while a shutdown runs
+        self.mounted: dict[str, str] = {}  # volume key -> pod key: volumes mounted on this machine
 
     # ---------------------------------------------------------------- state
 
@@ -131,8 +146,11 @@ class Kubelet:
     # ---------------------------------------------------------------- registration
 
     def register(self) -> None:
-        """Kubelet start on a machine whose Node object exists: lease, first status, pods."""
+        """Kubelet start: registerWithAPIServer (re-creates the Node object if it was deleted), lease,
+        first status, pods."""
         now = self.sim.clock.now
+        if self.node is None:
+            self.sim.register_node(self.node_name)
         self.lease_anchor = now
         self.status_anchor = now
         store = self.sim.store
@@ -142,6 +160,7 @@ class Kubelet:
         self._write_lease()
         self.sync_status(force=True)
         self.reconcile_pods()
+        self.report_volumes()
 
     # ---------------------------------------------------------------- lease and status
 
@@ -257,6 +276,7 @@ class Kubelet:
         for container in self.containers.values():
             self.sim.clock.cancel(container.timer)
         self.containers.clear()
+        self.mounted.clear()  # gone with the machine; the API still lists them in use
         self.shutdown = None
 
     def power_on(self) -> None:
@@ -272,6 +292,11 @@ class Kubelet:
             self._go_silent()
         self.running = False
         self.reachable_at = None
+        for container in self.containers.values():
+            container.known = False  # the next kubelet process starts with an empty pod worker
+        if self.shutdown is not None:
+            # The kubelet held logind's delay inhibitor lock; with the process gone the OS shuts down now.
+            self.power_off()
 
     def start_process(self) -> None:
         self.running = True
@@ -307,6 +332,7 @@ class Kubelet:
         self._write_lease()
         self.schedule_status_sync()
         self.reconcile_pods()
+        self.report_volumes()
 
     # ---------------------------------------------------------------- pods
 
@@ -321,10 +347,47 @@ class Kubelet:
         self._start_container(pod)
 
     def _start_container(self, pod: Pod) -> None:
-        container = Container(pod.key, pod.uid)
+        container = Container(pod.key, pod.uid, grace_seconds=pod.termination_grace_period_seconds,
+                              stop_duration=pod.stop_duration, volumes=self.sim.attachdetach.volume_keys(pod))
         self.containers[pod.key] = container
+        if not all(self.sim.attachdetach.attached(v, self.node_name) for v in container.volumes):
+            container.waiting_volumes = True  # WaitForAttachAndMount
+            return
+        self._mount_and_start(container, pod)
+
+    def _mount_and_start(self, container: Container, pod: Pod) -> None:
+        container.waiting_volumes = False
+        for volume in container.volumes:
+            self.mounted[volume] = container.pod_key
+        if container.volumes:
+            self.report_volumes()
         due = self.sim.clock.now + pod.start_duration
         container.timer = self.sim.clock.call_at(due, PHASE_KUBELET, "kubelet.container_started", self.node_name, pod.key)
+
+    def volume_attached(self, volume_key: str) -> None:
+        """The attach/detach controller attached a volume here (node.status.volumesAttached)."""
+        if not self.signalling:
+            return
+        for container in list(self.containers.values()):
+            if not container.waiting_volumes or container.stopping or volume_key not in container.volumes:
+                continue
+            pod = self.sim.store.pods.get(container.pod_key)
+            if pod is None or pod.uid != container.uid:
+                continue
+            if all(self.sim.attachdetach.attached(v, self.node_name) for v in container.volumes):
+                self._mount_and_start(container, pod)
+
+    def _unmount(self, container: Container) -> None:
+        released = [v for v in container.volumes if self.mounted.get(v) == container.pod_key]
+        for volume in released:
+            del self.mounted[volume]
+        if released:
+            self.report_volumes()
+
+    def report_volumes(self) -> None:
+        """node.status.volumesInUse, as far as this kubelet can tell the API server."""
+        if self.signalling and self.node is not None:
+            self.sim.attachdetach.volumes_in_use(self.node_name, set(self.mounted))
 
     def container_started(self, pod_key: str) -> None:
         container = self.containers.get(pod_key)
@@ -356,24 +419,37 @@ class Kubelet:
         self.stop_container(container, grace, pod)
 
     def stop_container(self, container: Container, grace_ms: int, pod: Pod | None) -> None:
-        """SIGTERM now; the app exits after its stopDuration, SIGKILL at the end of the grace period."""
-        stop_after = grace_ms if pod is None or pod.stop_duration is None else min(pod.stop_duration, grace_ms)
+        """SIGTERM now; the app exits after its stopDuration, SIGKILL at the end of the grace period.
+        A second kill may only bring the end forward (the pod worker lets a grace period shrink)."""
+        stop_duration = container.stop_duration if pod is None else pod.stop_duration
+        stop_after = grace_ms if stop_duration is None else min(stop_duration, grace_ms)
+        if container.waiting_volumes:
+            stop_after = 0  # nothing was started
+        now = self.sim.clock.now
         if container.stopping and container.timer is not None:
-            return
+            if container.stop_at is None or now + stop_after >= container.stop_at:
+                return
+        elif pod is not None:
+            self.sim.store.event("Normal", "Killing", pod.ref, "Stopping container main", "kubelet")
         self.sim.clock.cancel(container.timer)
         container.stopping = True
-        if pod is not None:
-            self.sim.store.event("Normal", "Killing", pod.ref, "Stopping container main", "kubelet")
+        container.stop_at = now + stop_after
         container.timer = self.sim.clock.call_at(
-            self.sim.clock.now + stop_after, PHASE_KUBELET, "kubelet.container_stopped", self.node_name, container.pod_key
+            now + stop_after, PHASE_KUBELET, "kubelet.container_stopped", self.node_name, container.pod_key
         )
 
     def container_stopped(self, pod_key: str) -> None:
         container = self.containers.pop(pod_key, None)
         if container is None:
             return
+        self._unmount(container)
         pod = self.sim.store.pods.get(pod_key)
-        if pod is None or pod.uid != container.uid:
+        if pod is None:
+            return
+        if pod.uid != container.uid:
+            # A pod of the same name (a StatefulSet replica) waited for the old containers to go.
+            if pod.node_name == self.node_name and not pod.is_terminal() and pod.deletion_timestamp is None:
+                self.pod_bound(pod)
             return
         self.sim.nodeshutdown.container_stopped(self, pod)
         if pod.deletion_timestamp is not None and self.signalling:
@@ -387,6 +463,7 @@ class Kubelet:
             return
         self.sim.clock.cancel(container.timer)
         del self.containers[pod.key]
+        self._unmount(container)
 
     def reconcile_pods(self) -> None:
         """After (re)connecting: line the machine's containers up with the API's pods."""
@@ -394,8 +471,13 @@ class Kubelet:
         for key, container in list(self.containers.items()):
             pod = store.pods.get(key)
             if pod is None or pod.uid != container.uid or pod.node_name != self.node_name:
-                self.sim.clock.cancel(container.timer)
-                del self.containers[key]
+                # Deleted while this kubelet could not see it: killed with the grace period of the spec
+                # it remembers, or with 1 s when a restarted kubelet finds containers it never knew
+                # (HandlePodCleanups: "Clean up containers for orphaned pod we had not seen before").
+                grace = container.grace_seconds if container.known else 1
+                self.stop_container(container, grace * 1000, None)
+                continue
+            container.known = True
         for pod in store.pods_on(self.node_name):
             if pod.is_terminal():
                 continue
@@ -405,5 +487,8 @@ class Kubelet:
             container = self.containers.get(pod.key)
             if container is None:
                 self.pod_bound(pod)
-            elif container.started:
+            elif container.uid == pod.uid and container.started:
                 self._report_running(pod)
+            elif container.uid == pod.uid and container.waiting_volumes and not container.stopping and all(
+                    self.sim.attachdetach.attached(v, self.node_name) for v in container.volumes):
+                self._mount_and_start(container, pod)  # attached while this kubelet could not hear of it

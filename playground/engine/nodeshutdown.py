@@ -1,11 +1,23 @@
 """The kubelet's graceful node shutdown manager (pkg/kubelet/nodeshutdown).
 
-shutdownGracePeriod / shutdownGracePeriodCriticalPods migrate to two priority groups; a
-shutdownGracePeriodByPodPriority list is used as given. On a shutdown the node reports
-Ready=False "node is shutting down", new pods are rejected, and the groups are killed in ascending
-priority, each pod with min(terminationGracePeriodSeconds, group seconds), each group waiting for its
-pods or its seconds. Killed pods end Failed/Terminated with DisruptionTarget TerminationByKubelet and
-are not deleted. Then the machine powers off. With no groups the shutdown is immediate.
+shutdownGracePeriod / shutdownGracePeriodCriticalPods migrate to two priority groups
+(migrateConfig: [{0, total - critical}, {2000000000, critical}]; nothing when total is 0 or critical
+exceeds total); a shutdownGracePeriodByPodPriority list is used as given, sorted by priority.
+
+On a shutdown (logind PrepareForShutdown) the kubelet records NodeShutdown "Shutdown manager detected
+shutdown event", posts Ready=False KubeletNotReady "node is shutting down" and rejects new pods
+(Failed, reason NodeShutdown). The active pods are assigned to groups once (groupByPriority: the
+group with the largest priority <= the pod's, the lowest group for pods below it); the groups run in
+ascending priority, skipping empty ones: every pod of a group is killed at once with
+min(terminationGracePeriodSeconds, group seconds), and the next group starts when they have all
+stopped or the group's seconds have passed. A pod's status reaches the API server only when its
+containers have stopped (the status manager holds back a terminal phase while containers may run):
+phase Failed (unless Succeeded), reason Terminated, message "Pod was terminated in response to
+imminent node shutdown.", DisruptionTarget=True TerminationByKubelet, Ready=False. Pods are not
+deleted. After the last group the inhibitor lock is released and the machine powers off: the lease
+stops and the node lifecycle controller turns Ready Unknown. With no groups the power-off is
+immediate. A kubelet that cannot reach the API server (partitioned) still stops its pods but can
+post none of this.
 """
 
 from __future__ import annotations
@@ -14,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .clock import PHASE_KUBELET
-from .objects import FAILED, SUCCEEDED, TRUE, Pod
+from .objects import FAILED, FALSE, SUCCEEDED, TRUE, Pod
 
 if TYPE_CHECKING:
     from .kubelet import Kubelet, KubeletConfig
@@ -35,8 +47,12 @@ class ShutdownGroup:
 @dataclass(slots=True)
 class ShutdownState:
     groups: list[ShutdownGroup]
+    members: list[list[str]] = field(default_factory=list)  # pod keys per group, fixed at the start
     index: int = -1
-    waiting: set[str] = field(default_factory=set)
+    waiting: set[str] = field(default_factory=set)  # pods of the current group still stopping
+    killed: set[str] = field(default_factory=set)  # pods killed by the shutdown, status not yet posted
+    started_at: int = 0
+    group_started_at: int | None = None
     group_ends_at: int | None = None
     timer: int | None = None
 
@@ -82,71 +98,103 @@ class NodeShutdownManager:
         groups = shutdown_groups(kubelet.config)
         if not groups or not kubelet.running:
             kubelet.power_off()
-            return f"node {kubelet.node_name} shut down immediately (graceful node shutdown is not configured)"
+            why = "graceful node shutdown is not configured" if not groups else "the kubelet is not running"
+            return f"node {kubelet.node_name} shut down immediately ({why})"
         store = self.sim.store
-        store.event("Normal", "NodeShutdown", f"Node/{kubelet.node_name}",
-                    "Shutdown manager detected shutdown event", SOURCE)
-        kubelet.shutdown = ShutdownState(groups)
+        if kubelet.signalling:
+            store.event("Normal", "NodeShutdown", f"Node/{kubelet.node_name}",
+                        "Shutdown manager detected shutdown event", SOURCE)
+        state = ShutdownState(groups, started_at=self.sim.clock.now)
+        state.members = [[] for _ in groups]
+        for pod in sorted(store.pods_on(kubelet.node_name), key=lambda p: p.key):
+            if not pod.is_terminal():
+                state.members[group_index(groups, pod.priority)].append(pod.key)
+        kubelet.shutdown = state
         store.changes.nodes.add(kubelet.node_name)
         kubelet.sync_status()
         self._next_group(kubelet)
         return f"node {kubelet.node_name} is shutting down gracefully"
 
     def reject_pod(self, kubelet: "Kubelet", pod: Pod) -> bool:
+        """The shutdown manager's admit handler."""
         if kubelet.shutdown is None:
             return False
-        self.sim.store.set_pod_phase(pod, FAILED, "NodeShutdown", REJECT_MESSAGE)
+        store = self.sim.store
+        store.event("Warning", "NodeShutdown", pod.ref, REJECT_MESSAGE, SOURCE)
+        store.set_pod_phase(pod, FAILED, "NodeShutdown", REJECT_MESSAGE)
         return True
 
     def _next_group(self, kubelet: "Kubelet") -> None:
         state = kubelet.shutdown
         store = self.sim.store
         while state is not None:
+            self.sim.clock.cancel(state.timer)
+            state.timer = None
             state.index += 1
             if state.index >= len(state.groups):
+                # The inhibitor lock is released and the OS powers the machine off.
                 kubelet.power_off()
                 store.changes.nodes.add(kubelet.node_name)
                 return
             group = state.groups[state.index]
-            pods = [p for p in store.pods_on(kubelet.node_name)
-                    if not p.is_terminal() and group_index(state.groups, p.priority) == state.index]
+            pods = [p for key in state.members[state.index]
+                    if (p := store.pods.get(key)) is not None and not p.is_terminal()]
             if not pods:
-                continue
+                continue  # empty groups are skipped without waiting
             now = self.sim.clock.now
             state.waiting = set()
+            state.group_started_at = now
+            state.group_ends_at = now + group.seconds * 1000
             for pod in pods:
                 self._kill(kubelet, pod, group)
-            state.group_ends_at = now + group.seconds * 1000
+            if not state.waiting:
+                continue
             state.timer = self.sim.clock.call_at(state.group_ends_at, PHASE_KUBELET,
                                                  "nodeshutdown.group_timeout", kubelet.node_name, state.index)
-            if state.waiting:
-                return
+            return
 
     def _kill(self, kubelet: "Kubelet", pod: Pod, group: ShutdownGroup) -> None:
+        """killPodFunc with gracePeriodOverride = min(terminationGracePeriodSeconds, group seconds)."""
         grace = min(pod.termination_grace_period_seconds, group.seconds)
-        store = self.sim.store
-        if pod.phase != SUCCEEDED:
-            store.set_pod_phase(pod, FAILED, "Terminated", SHUTDOWN_MESSAGE)
-        store.set_pod_condition(pod, "DisruptionTarget", TRUE, "TerminationByKubelet", SHUTDOWN_MESSAGE)
-        store.set_pod_condition(pod, "Ready", "False")
+        state = kubelet.shutdown
         container = kubelet.containers.get(pod.key)
-        if container is None:
+        state.killed.add(pod.key)
+        if container is None or container.uid != pod.uid:
+            self._post_status(kubelet, pod)
             return
-        kubelet.shutdown.waiting.add(pod.key)
+        state.waiting.add(pod.key)
         kubelet.stop_container(container, grace * 1000, pod)
+
+    def _post_status(self, kubelet: "Kubelet", pod: Pod) -> None:
+        """The status function of the kill, sent once the containers are gone."""
+        state = kubelet.shutdown
+        if state is not None:
+            state.killed.discard(pod.key)
+        if not kubelet.signalling:
+            return
+        store = self.sim.store
+        phase = pod.phase if pod.phase == SUCCEEDED else FAILED
+        store.set_pod_phase(pod, phase, "Terminated", SHUTDOWN_MESSAGE)
+        store.set_pod_condition(pod, "DisruptionTarget", TRUE, "TerminationByKubelet", SHUTDOWN_MESSAGE)
+        reason = "PodCompleted" if phase == SUCCEEDED else "PodFailed"
+        store.set_pod_condition(pod, "ContainersReady", FALSE, reason)
+        store.set_pod_condition(pod, "Ready", FALSE, reason)
 
     def container_stopped(self, kubelet: "Kubelet", pod: Pod) -> None:
         state = kubelet.shutdown
-        if state is None or pod.key not in state.waiting:
+        if state is None or pod.key not in state.killed:
             return
-        state.waiting.discard(pod.key)
-        if not state.waiting:
-            self.sim.clock.cancel(state.timer)
-            self._next_group(kubelet)
+        self._post_status(kubelet, pod)
+        if pod.key in state.waiting:
+            state.waiting.discard(pod.key)
+            if not state.waiting:
+                self._next_group(kubelet)
 
     def group_timeout(self, node_name: str, index: int) -> None:
+        """"Shutdown manager pod killing time out": go on to the next group."""
         kubelet = self.sim.kubelets.get(node_name)
         if kubelet is None or kubelet.shutdown is None or kubelet.shutdown.index != index:
             return
+        kubelet.shutdown.timer = None
         kubelet.shutdown.waiting.clear()
         self._next_group(kubelet)

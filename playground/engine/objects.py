@@ -152,6 +152,63 @@ def zone_key(labels: dict[str, str]) -> str:
     return zone or region
 
 
+@dataclass(slots=True, frozen=True)
+class NodeSelectorRequirement:
+    """v1.NodeSelectorRequirement: key, operator (In, NotIn, Exists, DoesNotExist, Gt, Lt), values."""
+
+    key: str
+    operator: str
+    values: tuple[str, ...] = ()
+
+    def matches(self, labels: dict[str, str]) -> bool:
+        """labels.Selector semantics as nodeaffinity.NewNodeSelector builds them."""
+        op = self.operator
+        if op == "Exists":
+            return self.key in labels
+        if op == "DoesNotExist":
+            return self.key not in labels
+        value = labels.get(self.key)
+        if op == "In":
+            return value is not None and value in self.values
+        if op == "NotIn":
+            return value is None or value not in self.values
+        if value is None or len(self.values) != 1:
+            return False
+        try:
+            have, want = int(value), int(self.values[0])
+        except ValueError:
+            return False
+        return have > want if op == "Gt" else have < want
+
+
+@dataclass(slots=True, frozen=True)
+class NodeSelectorTerm:
+    """Requirements ANDed. matchFields supports metadata.name only, as Kubernetes does. A term with
+    no requirement at all matches no node."""
+
+    match_expressions: tuple[NodeSelectorRequirement, ...] = ()
+    match_fields: tuple[NodeSelectorRequirement, ...] = ()
+
+    def matches(self, name: str, labels: dict[str, str]) -> bool:
+        if not self.match_expressions and not self.match_fields:
+            return False
+        if any(not r.matches(labels) for r in self.match_expressions):
+            return False
+        fields = {"metadata.name": name}
+        return all(r.matches(fields) for r in self.match_fields)
+
+
+@dataclass(slots=True, frozen=True)
+class PreferredSchedulingTerm:
+    weight: int
+    preference: NodeSelectorTerm
+
+
+def node_selector_matches(terms: tuple[NodeSelectorTerm, ...], name: str, labels: dict[str, str]) -> bool:
+    """requiredDuringSchedulingIgnoredDuringExecution: the terms are ORed."""
+    return any(term.matches(name, labels) for term in terms)
+
+
 @dataclass(slots=True)
 class OwnerRef:
     kind: str
@@ -174,6 +231,9 @@ class Pod:
     node_selector: dict[str, str] = field(default_factory=dict)
     # Required node affinity on metadata.name, as the DaemonSet controller sets for its pods.
     affinity_node_name: str | None = None
+    # spec.affinity.nodeAffinity: required terms (ORed; None = no requirement) and preferred terms.
+    required_node_affinity: tuple[NodeSelectorTerm, ...] | None = None
+    preferred_node_affinity: tuple[PreferredSchedulingTerm, ...] = ()
     node_name: str | None = None
     termination_grace_period_seconds: int = 30
     start_duration: int = 1000
@@ -181,6 +241,8 @@ class Pod:
     owner: OwnerRef | None = None
     empty_dir: bool = False
     mirror: bool = False
+    # PersistentVolumeClaims the pod mounts (a StatefulSet's volumeClaimTemplates); one RWO volume each.
+    volume_claims: tuple[str, ...] = ()
     phase: str = PENDING
     reason: str = ""
     message: str = ""
@@ -231,6 +293,8 @@ class PodTemplate:
     start_duration: int = 1000
     stop_duration: int | None = None
     empty_dir: bool = False
+    required_node_affinity: tuple[NodeSelectorTerm, ...] | None = None
+    preferred_node_affinity: tuple[PreferredSchedulingTerm, ...] = ()
 
 
 @dataclass(slots=True)
@@ -250,6 +314,19 @@ class DaemonSet:
 
 
 @dataclass(slots=True)
+class StatefulSet:
+    """apps/v1 StatefulSet: pods <name>-0 .. <name>-(replicas-1), each with its own claim
+    <volumeClaimTemplate>-<pod name> (OrderedReady or Parallel pod management)."""
+
+    name: str
+    namespace: str
+    replicas: int
+    template: PodTemplate
+    volume_claim_template: str | None = "data"
+    pod_management_policy: str = "OrderedReady"
+
+
+@dataclass(slots=True)
 class PodDisruptionBudget:
     """policy/v1 PodDisruptionBudget; the disruption controller keeps the status fields."""
 
@@ -264,6 +341,15 @@ class PodDisruptionBudget:
     disruptions_allowed: int = 0
     expected_pods: int = 0
     disrupted_pods: dict[str, int] = field(default_factory=dict)  # pod name -> time of the eviction (ms)
+    # spec.unhealthyPodEvictionPolicy: None (= IfHealthyBudget) or "IfHealthyBudget" / "AlwaysAllow".
+    unhealthy_pod_eviction_policy: str | None = None
+    # status.conditions, kept by the disruption controller: DisruptionAllowed (SufficientPods,
+    # InsufficientPods or SyncFailed with the error).
+    conditions: dict[str, "Condition"] = field(default_factory=dict)
+    # metadata.generation and status.observedGeneration: the Eviction API answers 429 until the
+    # disruption controller has processed the current spec.
+    generation: int = 1
+    observed_generation: int = 0
 
     @property
     def key(self) -> str:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from .apiserver import AdmissionError
+from .drain import DrainOptions, parse_pod_selector
 from .objects import EFFECTS, Node, PodTemplate, Taint
 from .workloads import pod_from_template
 
@@ -32,6 +33,14 @@ class Operation:
     grace_period_seconds: int | None = None
     template: PodTemplate | None = None
     pod_node_name: str | None = None
+    # kubectl drain's flags (timeline keys in parentheses)
+    ignore_daemonsets: bool = False  # --ignore-daemonsets (ignoreDaemonsets)
+    delete_emptydir_data: bool = False  # --delete-emptydir-data (deleteEmptydirData)
+    force: bool = False  # --force (force)
+    timeout: int | None = None  # --timeout in ms, None or 0 = forever (timeout)
+    disable_eviction: bool = False  # --disable-eviction (disableEviction)
+    pod_selector: str | None = None  # --pod-selector (podSelector)
+    skip_wait_for_delete_timeout: int | None = None  # --skip-wait-for-delete-timeout seconds (skipWaitForDeleteTimeout)
 
     def describe(self) -> str:
         target = self.node or self.pod or self.deployment or ""
@@ -51,11 +60,40 @@ class OperationResult:
 
 
 @dataclass(frozen=True, slots=True)
+class OperationOption:
+    """An option of an operation, for dialogs: the Operation field, the timeline key, kubectl's flag."""
+
+    field: str
+    key: str
+    flag: str
+    kind: str  # "bool", "int" (seconds), "duration" (ms in the Operation, "1m" in a timeline), "str"
+    help: str
+
+
+@dataclass(frozen=True, slots=True)
 class OperationInfo:
     name: str
     title: str
     target: str  # "node", "pod", "deployment"
     help: str
+    options: tuple[OperationOption, ...] = ()
+
+
+DRAIN_OPTIONS = (
+    OperationOption("ignore_daemonsets", "ignoreDaemonsets", "--ignore-daemonsets", "bool",
+                    "Ignore DaemonSet-managed pods (they are left running)."),
+    OperationOption("delete_emptydir_data", "deleteEmptydirData", "--delete-emptydir-data", "bool",
+                    "Continue even if there are pods using emptyDir (local data that will be deleted)."),
+    OperationOption("force", "force", "--force", "bool", "Continue even if there are pods that do not declare a controller."),
+    OperationOption("grace_period_seconds", "gracePeriodSeconds", "--grace-period", "int",
+                    "Seconds each pod gets to terminate; empty: the pod's terminationGracePeriodSeconds."),
+    OperationOption("timeout", "timeout", "--timeout", "duration", "Give up after this long; empty or 0: wait forever."),
+    OperationOption("disable_eviction", "disableEviction", "--disable-eviction", "bool",
+                    "Delete instead of evict: bypasses PodDisruptionBudgets."),
+    OperationOption("pod_selector", "podSelector", "--pod-selector", "str", "Only pods matching this label selector."),
+    OperationOption("skip_wait_for_delete_timeout", "skipWaitForDeleteTimeout", "--skip-wait-for-delete-timeout", "int",
+                    "Stop waiting for pods whose deletionTimestamp is older than this many seconds."),
+)
 
 
 OPERATION_INFO = {
@@ -63,6 +101,14 @@ OPERATION_INFO = {
     for info in (
         OperationInfo("cordon", "Cordon", "node", "Mark the node unschedulable (kubectl cordon)."),
         OperationInfo("uncordon", "Uncordon", "node", "Mark the node schedulable again (kubectl uncordon)."),
+        OperationInfo("drain", "Drain", "node",
+                      "Cordon the node and evict its pods through the Eviction API, honouring PodDisruptionBudgets "
+                      "(kubectl drain).", DRAIN_OPTIONS),
+        OperationInfo("cancel-drain", "Cancel drain", "node",
+                      "Interrupt a running drain (Ctrl-C): accepted evictions stand, the node stays cordoned."),
+        OperationInfo("delete-node", "Delete node", "node",
+                      "Delete the Node object (kubectl delete node): its pods are orphans PodGC removes after 40 s; "
+                      "a kubelet that starts again re-registers it."),
         OperationInfo("shutdown", "Graceful shutdown", "node",
                       "Shut the machine down: the kubelet's shutdown manager stops pods by priority, then it powers off."),
         OperationInfo("power-off", "Power off", "node", "Pull the plug: no lease, no status, containers gone."),
@@ -72,6 +118,9 @@ OPERATION_INFO = {
         OperationInfo("heal", "Heal partition", "node", "Reconnect the node to the API server."),
         OperationInfo("stop-kubelet", "Stop kubelet", "node", "Stop the kubelet process; containers keep running."),
         OperationInfo("start-kubelet", "Start kubelet", "node", "Start the kubelet process again."),
+        OperationInfo("restart-kubelet", "Restart kubelet", "node",
+                      "Restart the kubelet process (systemctl restart kubelet): it registers again, re-creating a "
+                      "deleted Node object, and cleans up pods deleted meanwhile."),
         OperationInfo("taint", "Taint", "node", "Add a taint \"key=value:Effect\" (kubectl taint)."),
         OperationInfo("untaint", "Remove taint", "node", "Remove a taint by \"key:Effect\" or by key."),
         OperationInfo("create-pod", "Create pod", "pod", "Create a bare pod."),
@@ -102,6 +151,9 @@ class Operations:
         self._handlers: dict[str, Callable[[Operation], OperationResult]] = {
             "cordon": self._cordon,
             "uncordon": self._uncordon,
+            "drain": self._drain,
+            "cancel-drain": self._cancel_drain,
+            "delete-node": self._delete_node,
             "shutdown": self._shutdown,
             "power-off": self._power_off,
             "power-on": self._power_on,
@@ -109,6 +161,7 @@ class Operations:
             "heal": self._heal,
             "stop-kubelet": self._stop_kubelet,
             "start-kubelet": self._start_kubelet,
+            "restart-kubelet": self._restart_kubelet,
             "taint": self._taint,
             "untaint": self._untaint,
             "create-pod": self._create_pod,
@@ -160,6 +213,45 @@ class Operations:
                              f"Node {node.name} status is now: {reason}", "kubelet")
         return OperationResult(True, f"node/{node.name} {word}")
 
+    # ---------------------------------------------------------------- kubectl drain / delete node
+
+    def _drain(self, op: Operation) -> OperationResult:
+        def action(node: Node) -> OperationResult:
+            drain = self.sim.drain
+            if drain.running(node.name) is not None:
+                return self._refuse(op, f"a drain of node {node.name} is already running")
+            try:
+                parse_pod_selector(op.pod_selector or "")
+            except ValueError:
+                return self._refuse(op, "--pod-selector=<pod_selector> must be a valid label selector")
+            options = DrainOptions(
+                ignore_daemonsets=op.ignore_daemonsets, delete_emptydir_data=op.delete_emptydir_data, force=op.force,
+                grace_period_seconds=op.grace_period_seconds if op.grace_period_seconds is not None else -1,
+                timeout=op.timeout or 0, disable_eviction=op.disable_eviction, pod_selector=op.pod_selector or "",
+                skip_wait_for_delete_timeout=op.skip_wait_for_delete_timeout or 0,
+            )
+            cordon = self._set_unschedulable(node, True)
+            status = drain.start(node.name, options, cordon.message)
+            if status.phase == "Failed":
+                return self._refuse(op, f'unable to drain node "{node.name}" due to error: {status.error}')
+            if status.phase == "Drained":
+                return OperationResult(True, f"node/{node.name} drained")
+            return OperationResult(True, f"node/{node.name} draining: {len(status.remaining)} pod(s) to evict")
+        return self._with_node(op, action)
+
+    def _cancel_drain(self, op: Operation) -> OperationResult:
+        def action(node: Node) -> OperationResult:
+            if self.sim.drain.cancel(node.name) is None:
+                return self._refuse(op, f"no drain of node {node.name} is running")
+            return OperationResult(True, f"drain of node/{node.name} interrupted")
+        return self._with_node(op, action)
+
+    def _delete_node(self, op: Operation) -> OperationResult:
+        def action(node: Node) -> OperationResult:
+            self.sim.store.remove_node(node.name)
+            return OperationResult(True, f'node "{node.name}" deleted')
+        return self._with_node(op, action)
+
     def _taint(self, op: Operation) -> OperationResult:
         def action(node: Node) -> OperationResult:
             try:
@@ -192,15 +284,18 @@ class Operations:
     # ---------------------------------------------------------------- machine
 
     def _kubelet_action(self, op: Operation, check: Callable, act: Callable, done: str) -> OperationResult:
-        def action(node: Node) -> OperationResult:
-            kubelet = self.sim.kubelets[node.name]
-            refusal = check(kubelet)
-            if refusal:
-                return self._refuse(op, refusal)
-            message = act(kubelet)
-            self.sim.store.changes.nodes.add(node.name)
-            return OperationResult(True, message or f"node/{node.name} {done}")
-        return self._with_node(op, action)
+        # Machines outlive their Node objects: a deleted node can still be powered on or have its
+        # kubelet started, which registers it again.
+        name = op.node or ""
+        kubelet = self.sim.kubelets.get(name)
+        if kubelet is None:
+            return self._refuse(op, f'nodes "{name}" not found')
+        refusal = check(kubelet)
+        if refusal:
+            return self._refuse(op, refusal)
+        message = act(kubelet)
+        self.sim.store.changes.nodes.add(name)
+        return OperationResult(True, message or f"node/{name} {done}")
 
     def _shutdown(self, op: Operation) -> OperationResult:
         return self._kubelet_action(
@@ -242,6 +337,22 @@ class Operations:
             op, lambda k: "the node is powered off" if k.power == "off" else
             "the kubelet is already running" if k.running else None,
             lambda k: k.start_process(), "kubelet started")
+
+    def _restart_kubelet(self, op: Operation) -> OperationResult:
+        def restart(kubelet) -> str:
+            kubelet.stop_process()
+            kubelet.start_process()
+            return f"node/{kubelet.node_name} kubelet restarted"
+
+        name = op.node or ""
+        kubelet = self.sim.kubelets.get(name)
+        if kubelet is None:
+            return self._refuse(op, f'nodes "{name}" not found')
+        if kubelet.power == "off":
+            return self._refuse(op, "the node is powered off")
+        message = restart(kubelet)
+        self.sim.store.changes.nodes.add(name)
+        return OperationResult(True, message)
 
     # ---------------------------------------------------------------- pods and workloads
 

@@ -61,6 +61,58 @@ def node_json(sim: "Simulation", node: Node) -> dict[str, Any]:
         "pods": sorted(p.name for p in sim.store.pods_on(node.name)),
         "allocatable": {"cpu": node.allocatable_cpu, "memory": node.allocatable_memory, "pods": node.allocatable_pods},
         "requested": {"cpu": node.requested_cpu, "memory": node.requested_memory, "pods": node.pod_count},
+        # the pods whose containers run on the machine, whatever the API says (a partitioned node's
+        # containers outlive their deleted pods)
+        "containers": sorted(c.pod_key for c in kubelet.containers.values()) if kubelet else [],
+    }
+
+
+def drain_json(sim: "Simulation", status) -> dict[str, Any]:
+    return {
+        "node": status.node,
+        "state": status.state,
+        "startedAt": seconds(status.started_at),
+        "finishedAt": seconds(status.finished_at),
+        "error": status.error or None,
+        "warnings": status.warnings or None,
+        "ignored": list(status.ignored),
+        "remaining": [p.key for p in status.remaining],
+        "nextRetry": seconds(status.next_retry),
+        "pods": [
+            {"pod": p.key, "state": p.state, "attempts": p.attempts, "refusals": p.refusals,
+             "blockedBy": p.blocked_by, "message": p.message or None, "cause": p.cause or None,
+             "nextRetry": seconds(p.next_retry), "finishedAt": seconds(p.finished_at)}
+            for p in status.pods.values()
+        ],
+        "output": [{"time": seconds(t), "stream": stream, "line": line} for t, stream, line in status.output],
+    }
+
+
+def pdb_json(pdb) -> dict[str, Any]:
+    cond = pdb.conditions.get("DisruptionAllowed")
+    return {
+        "name": pdb.name,
+        "namespace": pdb.namespace,
+        "selector": dict(pdb.selector),
+        "minAvailable": pdb.min_available,
+        "maxUnavailable": pdb.max_unavailable,
+        "currentHealthy": pdb.current_healthy,
+        "desiredHealthy": pdb.desired_healthy,
+        "disruptionsAllowed": pdb.disruptions_allowed,
+        "expectedPods": pdb.expected_pods,
+        "disruptedPods": {name: seconds(t) for name, t in sorted(pdb.disrupted_pods.items())},
+        "disruptionAllowed": {"status": cond.status, "reason": cond.reason, "message": cond.message} if cond else None,
+    }
+
+
+def volume_json(sim: "Simulation", volume) -> dict[str, Any]:
+    return {
+        "name": volume.name,
+        "namespace": volume.namespace,
+        "attachedTo": volume.attached_to,
+        "inUse": volume.mounted_by_node if volume.attached_to else False,
+        "detachRequestedAt": seconds(volume.detach_requested_at),
+        "forceDetachAt": seconds(sim.attachdetach.force_detach_at(volume)),
     }
 
 
@@ -81,7 +133,25 @@ def pod_json(sim: "Simulation", pod: Pod) -> dict[str, Any]:
         "message": pod.message,
         "conditions": {c.type: c.status for c in pod.conditions.values()},
         "owner": f"{pod.owner.kind}/{pod.owner.name}" if pod.owner else None,
+        "volumes": list(pod.volume_claims),
         "startTime": seconds(pod.start_time),
+        "preemptionPolicy": pod.preemption_policy,
+        "scheduling": scheduling_json(sim, pod),
+    }
+
+
+def scheduling_json(sim: "Simulation", pod: Pod) -> dict[str, Any] | None:
+    """Where a pending pod stands in the scheduling queue and why its last attempt failed."""
+    where, backoff_until = sim.scheduler.queue_state(pod)
+    attempt = sim.scheduler.last_attempt.get(pod.key)
+    if not where and attempt is None:
+        return None
+    return {
+        "queue": where or None,  # active | backoff | unschedulable | scheduling
+        "backoffUntil": seconds(backoff_until),
+        "lastAttempt": seconds(attempt.time) if attempt else None,
+        "message": attempt.message if attempt else None,
+        "unschedulablePlugins": sorted(attempt.unschedulable_plugins) if attempt else [],
     }
 
 
@@ -96,6 +166,9 @@ def snapshot(sim: "Simulation", events: list[Event] | None = None) -> dict[str, 
         "allZonesDown": sim.nodelifecycle.all_zones_down,
         "nodes": [node_json(sim, n) for n in store.nodes.values()],
         "pods": [pod_json(sim, p) for p in sorted(store.pods.values(), key=lambda p: p.key)],
+        "drains": [drain_json(sim, d) for _, d in sorted(sim.drain.status.items())],
+        "podDisruptionBudgets": [pdb_json(p) for _, p in sorted(store.pdbs.items())],
+        "volumes": [volume_json(sim, v) for _, v in sorted(sim.attachdetach.volumes.items())],
         "expectations": [
             {"index": r.index, "time": r.time / 1000, "description": r.description, "passed": r.passed,
              "checks": [{"what": w, "expected": e, "actual": a, "passed": ok} for w, e, a, ok in r.checks]}

@@ -6,15 +6,20 @@ Order of work inside one instant of virtual time (timers are keyed by (time, pha
   1 kubelets: lease and status, container start/stop, the node shutdown manager
   2 node lifecycle controller: monitor pass, NoExecute tainting pass
   3 taint-eviction controller: deletions due
-  4 PodGC
-  5 disruption controller
-  6 workload controllers: ReplicaSets (Deployments) and DaemonSets
+  4 PodGC (a pass every 20 s)
+  5 disruption controller (PodDisruptionBudget status)
+  6 workload controllers: ReplicaSets (Deployments), DaemonSets, StatefulSets; the attach/detach
+    controller's reconciler (a 100 ms grid, only while volumes wait)
   7 scheduler: up to attemptsPerTick scheduling cycles
   8 expectations due are checked, after everything else at that instant
 
 Informer-style reactions (a node's NoSchedule taints after a condition change, the taint-eviction
 controller seeing a new NoExecute taint, a kubelet seeing a pod bound to it) happen when the store
 is written, as a watch would deliver them, within the same instant.
+
+kubectl drain runs in the operations phase: its evictions, its retries every 5 s and the polls that
+see evicted pods gone are operations-phase timers, so a drain always acts on the state the
+controllers left at the end of the previous instant.
 
 `step()` advances one tick; timers fire at their exact millisecond, so a tick is the unit of
 stepping and of scheduler throughput, not a rounding of event times.
@@ -28,7 +33,10 @@ from pathlib import Path
 
 from ..scenario.schema import KubeletSettings, PodSpecFields, Scenario, parse_taint
 from .apiserver import SYSTEM_CLUSTER_CRITICAL, SYSTEM_NODE_CRITICAL, APIServer, APIServerConfig
+from .attachdetach import AttachDetachController
 from .clock import PHASE_OPERATIONS, Clock
+from .disruption import DisruptionController
+from .drain import Drainer
 from .kubelet import Kubelet, KubeletConfig
 from .nodelifecycle import NodeLifecycleConfig, NodeLifecycleController
 from .nodeshutdown import NodeShutdownManager
@@ -40,12 +48,16 @@ from .objects import (
     PodDisruptionBudget,
     PodTemplate,
     PriorityClass,
+    StatefulSet,
     Taint,
     Toleration,
     zone_key,
 )
 from .operations import Operation, OperationResult, Operations
+from .podgc import PodGC
+from .statefulset import StatefulSetController
 from .scheduler import Scheduler, SchedulerConfig
+from .scheduler.affinity import node_affinity_from_spec, node_affinity_to_spec
 from .store import ChangeSet, Store
 from .tainteviction import TaintEvictionController
 from .workloads import WorkloadControllers, template_hash
@@ -64,6 +76,7 @@ class ExpectationResult:
 
 
 def template_from_spec(spec: PodSpecFields) -> PodTemplate:
+    required, preferred = node_affinity_from_spec(spec.affinity)
     return PodTemplate(
         labels=dict(spec.labels),
         cpu=spec.requests.cpu,
@@ -78,6 +91,8 @@ def template_from_spec(spec: PodSpecFields) -> PodTemplate:
         start_duration=spec.startDuration,
         stop_duration=spec.stopDuration,
         empty_dir=spec.emptyDir,
+        required_node_affinity=required,
+        preferred_node_affinity=preferred,
     )
 
 
@@ -132,7 +147,13 @@ class Simulation:
             cm.unhealthy_zone_threshold,
         ))
         self.tainteviction = TaintEvictionController(self)
+        self.podgc = PodGC(self, cm.terminated_pod_gc_threshold)
+        self.disruption = DisruptionController(self)
         self.workloads = WorkloadControllers(self)
+        self.statefulsets = StatefulSetController(self)
+        self.attachdetach = AttachDetachController(self)
+        self.drain = Drainer(self)
+        self._node_specs: dict[str, tuple] = {}  # node name -> (spec, kubelet settings), for re-registration
         sch = scenario.scheduler
         self.scheduler = Scheduler(self, SchedulerConfig(
             percentage_of_nodes_to_score=sch.percentageOfNodesToScore,
@@ -167,6 +188,14 @@ class Simulation:
         clock.register("nodelifecycle.taint_pass", self.nodelifecycle.taint_pass)
         clock.register("tainteviction.fire", self.tainteviction.fire)
         clock.register("workloads.sync", self.workloads.sync)
+        clock.register("podgc.gc", self.podgc.gc)
+        clock.register("disruption.sync", self.disruption.sync)
+        clock.register("disruption.recheck", self.disruption.recheck)
+        clock.register("statefulset.sync", self.statefulsets.sync)
+        clock.register("attachdetach.reconcile", self.attachdetach.reconcile)
+        clock.register("drain.retry", self.drain.retry)
+        clock.register("drain.poll", self.drain.poll)
+        clock.register("drain.deadline", self.drain.deadline)
         clock.register("scheduler.run", self.scheduler.run)
         clock.register("scheduler.flush_unschedulable", self.scheduler.flush_unschedulable)
         clock.register("timeline.apply", self._timeline_apply)
@@ -211,10 +240,15 @@ class Simulation:
             rs_name = f"{spec.name}-{template_hash(spec.namespace + '/' + spec.name)}"
             self.workloads.add_deployment(
                 Deployment(spec.name, spec.namespace, spec.replicas, template_from_spec(spec.template), rs_name))
+        for spec in getattr(sc, "statefulSets", []):
+            self.statefulsets.add(StatefulSet(spec.name, spec.namespace, spec.replicas, template_from_spec(spec.template),
+                                              spec.volumeClaimTemplate, spec.podManagementPolicy))
         for spec in sc.podDisruptionBudgets:
             pdb = PodDisruptionBudget(spec.name, spec.namespace, dict(spec.selector), spec.minAvailable,
-                                      spec.maxUnavailable)
-            store.pdbs[pdb.key] = pdb
+                                      spec.maxUnavailable,
+                                      unhealthy_pod_eviction_policy=getattr(spec, "unhealthyPodEvictionPolicy", None))
+            self.disruption.add_pdb(pdb)
+        self.podgc.start()
         for index, spec in enumerate(sc.pods):
             self.clock.call_at(spec.at or 0, PHASE_OPERATIONS, "pods.create", index)
         for index, entry in enumerate(sc.timeline):
@@ -223,8 +257,25 @@ class Simulation:
             self.clock.call_at(exp.at, PHASE_EXPECT, "expect.check", index)
 
     def add_node(self, name: str, spec, kubelet_settings: KubeletSettings) -> Node:
-        allocatable = spec.allocatable or spec.capacity
+        self._node_specs[name] = (spec, kubelet_settings)
         kconfig = kubelet_config(self.scenario.kubelet, kubelet_settings)
+        node = self._new_node(name, spec, kconfig)
+        kubelet = Kubelet(self, name, kconfig)
+        self.kubelets[name] = kubelet
+        self.store.add_node(node)
+        kubelet.register()
+        return node
+
+    def register_node(self, name: str) -> Node:
+        """The kubelet's registerWithAPIServer after its Node object was deleted: the same labels,
+        capacity and --register-with-taints, a new uid and creation time."""
+        spec, _settings = self._node_specs[name]
+        node = self._new_node(name, spec, self.kubelets[name].config)
+        self.store.add_node(node)
+        return node
+
+    def _new_node(self, name: str, spec, kconfig: KubeletConfig) -> Node:
+        allocatable = spec.allocatable or spec.capacity
         labels = {"kubernetes.io/hostname": name, **spec.labels}
         taints = []
         for text in spec.taints:
@@ -239,10 +290,6 @@ class Simulation:
             creation_time=self.clock.now, unschedulable=spec.unschedulable, taints=taints,
             zone=zone_key(labels),
         )
-        kubelet = Kubelet(self, name, kconfig)
-        self.kubelets[name] = kubelet
-        self.store.add_node(node)
-        kubelet.register()
         return node
 
     def _create_scenario_pod(self, index: int) -> None:
@@ -312,9 +359,16 @@ def entry_from_operation(op: Operation, at: int) -> dict:
     elif op.node:
         entry["node"] = op.node
     for key, value in (("taint", op.taint), ("pod", op.pod), ("deployment", op.deployment),
-                       ("replicas", op.replicas), ("gracePeriodSeconds", op.grace_period_seconds)):
+                       ("replicas", op.replicas), ("gracePeriodSeconds", op.grace_period_seconds),
+                       ("podSelector", op.pod_selector), ("skipWaitForDeleteTimeout", op.skip_wait_for_delete_timeout)):
         if value is not None:
             entry[key] = value
+    if op.timeout is not None:
+        entry["timeout"] = format_duration(op.timeout)
+    for key, flag in (("ignoreDaemonsets", op.ignore_daemonsets), ("deleteEmptydirData", op.delete_emptydir_data),
+                      ("force", op.force), ("disableEviction", op.disable_eviction)):
+        if flag:
+            entry[key] = True
     if op.namespace != "default":
         entry["namespace"] = op.namespace
     return entry
@@ -341,6 +395,9 @@ def spec_from_template(template: PodTemplate) -> dict:
         spec["stopDuration"] = format_duration(template.stop_duration)
     if template.empty_dir:
         spec["emptyDir"] = True
+    affinity = node_affinity_to_spec(template.required_node_affinity, template.preferred_node_affinity)
+    if affinity is not None:
+        spec["affinity"] = affinity
     return spec
 
 
@@ -352,5 +409,8 @@ def operation_from_entry(entry) -> Operation:
         taint=entry.taint, pod=entry.pod, namespace=entry.namespace,
         deployment=entry.deployment, replicas=entry.replicas, grace_period_seconds=entry.gracePeriodSeconds,
         template=template,
+        ignore_daemonsets=bool(entry.ignoreDaemonsets), delete_emptydir_data=bool(entry.deleteEmptydirData),
+        force=bool(entry.force), timeout=entry.timeout, disable_eviction=bool(entry.disableEviction),
+        pod_selector=entry.podSelector, skip_wait_for_delete_timeout=entry.skipWaitForDeleteTimeout,
     )
 

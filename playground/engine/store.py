@@ -23,6 +23,7 @@ from .objects import (
     Pod,
     PodDisruptionBudget,
     PriorityClass,
+    StatefulSet,
     Taint,
 )
 
@@ -41,9 +42,13 @@ class ChangeSet:
     removed_nodes: set[str] = field(default_factory=set)
     zones: bool = False
     events: int = 0
+    pdbs: set[str] = field(default_factory=set)  # "ns/name" of PodDisruptionBudgets whose status changed
+    drains: set[str] = field(default_factory=set)  # nodes whose drain status changed
+    volumes: set[str] = field(default_factory=set)  # volumes attached, detached, mounted or unmounted
 
     def __bool__(self) -> bool:
-        return bool(self.nodes or self.pods or self.removed_pods or self.removed_nodes or self.zones or self.events)
+        return bool(self.nodes or self.pods or self.removed_pods or self.removed_nodes or self.zones or self.events
+                    or self.pdbs or self.drains or self.volumes)
 
 
 class EventRecorder:
@@ -86,6 +91,7 @@ class Store:
         self.daemonsets: dict[str, DaemonSet] = {}
         self.priority_classes: dict[str, PriorityClass] = {}
         self.pdbs: dict[str, PodDisruptionBudget] = {}  # "ns/name" -> PDB
+        self.statefulsets: dict[str, StatefulSet] = {}  # "ns/name" -> StatefulSet
         self.recorder = EventRecorder(clock_now, event_limit)
         self.changes = ChangeSet()
         self.node_watchers: list[NodeWatcher] = []
@@ -122,7 +128,15 @@ class Store:
 
     def add_node(self, node: Node) -> None:
         self.nodes[node.name] = node
-        self.pods_by_node.setdefault(node.name, {})
+        # A Node object re-created under the name of a deleted one (its kubelet registered again)
+        # takes over the requests of the pods still bound to that name.
+        for pod in self.pods_by_node.setdefault(node.name, {}).values():
+            if not pod.is_terminal():
+                node.requested_cpu += pod.cpu
+                node.requested_memory += pod.memory
+                node.nonzero_cpu += pod.cpu or DEFAULT_MILLI_CPU_REQUEST
+                node.nonzero_memory += pod.memory or DEFAULT_MEMORY_REQUEST
+                node.pod_count += 1
         self.nodes_by_zone.setdefault(node.zone, {})[node.name] = node
         self.changes.zones = True
         self._node_changed("added", node)

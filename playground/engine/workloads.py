@@ -33,6 +33,7 @@ from .objects import (
     Pod,
     PodTemplate,
     Toleration,
+    node_selector_matches,
 )
 
 if TYPE_CHECKING:
@@ -71,6 +72,8 @@ def pod_from_template(sim: "Simulation", name: str, namespace: str, template: Po
         memory=template.memory,
         tolerations=tuple(template.tolerations),
         node_selector=dict(template.node_selector),
+        required_node_affinity=template.required_node_affinity,
+        preferred_node_affinity=template.preferred_node_affinity,
         termination_grace_period_seconds=template.termination_grace_period_seconds,
         start_duration=template.start_duration,
         stop_duration=template.stop_duration,
@@ -209,6 +212,9 @@ class WorkloadControllers:
         """(should run a new pod, may keep running an existing one): selector and taint checks."""
         selector = daemonset.template.node_selector
         if any(node.labels.get(k) != v for k, v in selector.items()):
+            return False, False
+        required = daemonset.template.required_node_affinity
+        if required is not None and not node_selector_matches(required, node.name, node.labels):
             return False, False
         tolerations = tuple(daemonset.template.tolerations) + DAEMON_TOLERATIONS
         run = keep = True

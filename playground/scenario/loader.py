@@ -181,11 +181,14 @@ def _cross_check(scenario: Scenario) -> list[tuple[tuple[LocPart, ...], str]]:
     duplicates(scenario.priorityClasses, "priorityClasses")
     duplicates(scenario.deployments, "deployments", key=lambda d: (d.namespace, d.name))
     duplicates(scenario.daemonSets, "daemonSets", key=lambda d: (d.namespace, d.name))
+    duplicates(scenario.statefulSets, "statefulSets", key=lambda d: (d.namespace, d.name))
     duplicates(scenario.pods, "pods", key=lambda p: (p.namespace, p.name))
     duplicates(scenario.podDisruptionBudgets, "podDisruptionBudgets", key=lambda p: (p.namespace, p.name))
     defaults = [i for i, pc in enumerate(scenario.priorityClasses) if pc.globalDefault]
     for i in defaults[1:]:
         problems.append((("priorityClasses", i, "globalDefault"), "only one PriorityClass may be the globalDefault"))
+
+    problems += _kubelet_problems(scenario)
 
     node_names: set[str] = set()
     for i, node in enumerate(scenario.nodes):
@@ -207,7 +210,7 @@ def _cross_check(scenario: Scenario) -> list[tuple[tuple[LocPart, ...], str]]:
             hint = f'; did you mean "{close[0]}"?' if close else "; define it under [[priorityClasses]]"
             problems.append((loc, f"unknown PriorityClass {name!r}{hint}"))
 
-    for kind in ("deployments", "daemonSets"):
+    for kind in ("deployments", "daemonSets", "statefulSets"):
         for i, workload in enumerate(getattr(scenario, kind)):
             check_class((kind, i, "template", "priorityClassName"), workload.template.priorityClassName)
     for i, pod in enumerate(scenario.pods):
@@ -236,6 +239,35 @@ def _cross_check(scenario: Scenario) -> list[tuple[tuple[LocPart, ...], str]]:
         check_node(("expect", i, "podNode"), exp.podNode)
         if exp.pods is not None:
             check_node(("expect", i, "pods", "node"), exp.pods.node)
+    return problems
+
+
+def _kubelet_problems(scenario: Scenario) -> list[tuple[tuple[LocPart, ...], str]]:
+    """The kubelet's own validation of the settings each node ends up with (a node's [kubelet] table
+    over the cluster-wide one): it refuses to start otherwise."""
+    from ..units import format_duration
+
+    problems: list[tuple[tuple[LocPart, ...], str]] = []
+    cluster = scenario.kubelet
+    for kind, items in (("nodes", scenario.nodes), ("nodePools", scenario.nodePools)):
+        for i, item in enumerate(items):
+            own = item.kubelet
+
+            def pick(name: str):
+                value = getattr(own, name)
+                return value if value is not None else getattr(cluster, name)
+
+            total, critical = pick("shutdownGracePeriod") or 0, pick("shutdownGracePeriodCriticalPods") or 0
+            by_priority = pick("shutdownGracePeriodByPodPriority")
+            loc = (kind, i, "kubelet")
+            if critical > total:
+                problems.append((loc, f"shutdownGracePeriodCriticalPods ({format_duration(critical)}) must not exceed "
+                                      f"shutdownGracePeriod ({format_duration(total)}) once the cluster-wide [kubelet] "
+                                      "settings are applied; the kubelet would refuse this as a wrong configuration"))
+            elif by_priority and (total or critical):
+                problems.append((loc, "shutdownGracePeriodByPodPriority cannot be combined with shutdownGracePeriod or "
+                                      "shutdownGracePeriodCriticalPods (one comes from the cluster-wide [kubelet] "
+                                      "table)"))
     return problems
 
 

@@ -148,7 +148,7 @@ class KubeletSettings(Strict):
 
 class PriorityClassSpec(Strict):
     name: Name
-    value: int
+    value: int = Field(ge=-2_147_483_648)
     globalDefault: bool = False
     preemptionPolicy: Literal["PreemptLowerPriority", "Never"] = "PreemptLowerPriority"
     description: str = ""
@@ -191,6 +191,61 @@ class TolerationSpec(Strict):
         return self
 
 
+class NodeSelectorRequirementSpec(Strict):
+    """v1.NodeSelectorRequirement, validated as the API server does."""
+
+    key: str = Field(min_length=1)
+    operator: Literal["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]
+    values: list[str] = []
+
+    @model_validator(mode="after")
+    def _values(self) -> "NodeSelectorRequirementSpec":
+        if self.operator in ("In", "NotIn") and not self.values:
+            raise ValueError(f"operator {self.operator} needs at least one value")
+        if self.operator in ("Exists", "DoesNotExist") and self.values:
+            raise ValueError(f"operator {self.operator} must not have values")
+        if self.operator in ("Gt", "Lt"):
+            if len(self.values) != 1 or not re.fullmatch(r"-?\d+", self.values[0].strip()):
+                raise ValueError(f"operator {self.operator} needs exactly one integer value, e.g. values = [\"4\"]")
+        return self
+
+
+class NodeSelectorTermSpec(Strict):
+    """Requirements ANDed; matchFields may only name metadata.name (operators In / NotIn, one value)."""
+
+    matchExpressions: list[NodeSelectorRequirementSpec] = []
+    matchFields: list[NodeSelectorRequirementSpec] = []
+
+    @model_validator(mode="after")
+    def _fields(self) -> "NodeSelectorTermSpec":
+        for req in self.matchFields:
+            if req.key != "metadata.name":
+                raise ValueError(f"matchFields supports only the key metadata.name, got {req.key!r}")
+            if req.operator not in ("In", "NotIn") or len(req.values) != 1:
+                raise ValueError("a metadata.name field selector needs operator In or NotIn and exactly one value")
+        return self
+
+
+class NodeSelectorSpec(Strict):
+    nodeSelectorTerms: list[NodeSelectorTermSpec] = Field(min_length=1)
+
+
+class PreferredSchedulingTermSpec(Strict):
+    weight: int = Field(ge=1, le=100)
+    preference: NodeSelectorTermSpec
+
+
+class NodeAffinitySpec(Strict):
+    requiredDuringSchedulingIgnoredDuringExecution: NodeSelectorSpec | None = None
+    preferredDuringSchedulingIgnoredDuringExecution: list[PreferredSchedulingTermSpec] = []
+
+
+class AffinitySpec(Strict):
+    """spec.affinity; only nodeAffinity is modelled."""
+
+    nodeAffinity: NodeAffinitySpec | None = None
+
+
 class PodSpecFields(Strict):
     """What a pod template may say (a subset of the Pod spec, plus two simulation-only timings)."""
 
@@ -200,6 +255,7 @@ class PodSpecFields(Strict):
     requests: Requests = Requests()
     tolerations: list[TolerationSpec] = []
     nodeSelector: dict[str, str] = {}
+    affinity: AffinitySpec | None = None
     terminationGracePeriodSeconds: int = Field(30, ge=0)
     startDuration: Duration = Field(1000, description="simulation only: how long the containers take to start")
     stopDuration: Duration | None = Field(None, description="simulation only: how long the app takes to exit after SIGTERM")
@@ -249,6 +305,18 @@ class DaemonSetSpec(Strict):
     template: PodSpecFields
 
 
+class StatefulSetSpec(Strict):
+    """apps/v1 StatefulSet: pods <name>-0 .. <name>-(replicas-1), each with its own ReadWriteOnce
+    volume, the claim <volumeClaimTemplate>-<pod name> (no volume when volumeClaimTemplate = "")."""
+
+    name: Name
+    namespace: Name = "default"
+    replicas: int = Field(ge=0)
+    template: PodSpecFields
+    volumeClaimTemplate: str = "data"
+    podManagementPolicy: Literal["OrderedReady", "Parallel"] = "OrderedReady"
+
+
 class PodSpec(PodSpecFields):
     name: Name
     namespace: Name = "default"
@@ -277,6 +345,7 @@ class PodDisruptionBudgetSpec(Strict):
     selector: dict[str, str]
     minAvailable: IntOrPercent | None = None
     maxUnavailable: IntOrPercent | None = None
+    unhealthyPodEvictionPolicy: Literal["IfHealthyBudget", "AlwaysAllow"] | None = None
 
     @model_validator(mode="after")
     def _one_of(self) -> "PodDisruptionBudgetSpec":
@@ -288,9 +357,13 @@ class PodDisruptionBudgetSpec(Strict):
 
 
 OPERATIONS = (
-    "power-off", "power-on", "shutdown", "partition", "heal", "stop-kubelet", "start-kubelet",
-    "cordon", "uncordon", "taint", "untaint", "create-pod", "delete-pod", "scale",
+    "power-off", "power-on", "shutdown", "partition", "heal", "stop-kubelet", "start-kubelet", "restart-kubelet",
+    "cordon", "uncordon", "drain", "cancel-drain", "delete-node", "taint", "untaint", "create-pod", "delete-pod",
+    "scale",
 )
+_SELECTOR_PART = re.compile(r"^\s*[A-Za-z0-9][-A-Za-z0-9_./]*\s*(==|=|!=)\s*[-A-Za-z0-9_.]*\s*$")
+DRAIN_KEYS = ("ignoreDaemonsets", "deleteEmptydirData", "force", "timeout", "disableEviction", "podSelector",
+              "skipWaitForDeleteTimeout")
 
 
 class TimelineEntry(Strict):
@@ -304,6 +377,15 @@ class TimelineEntry(Strict):
     replicas: int | None = Field(None, ge=0)
     gracePeriodSeconds: int | None = Field(None, ge=0)
     spec: PodSpecFields | None = None
+    # kubectl drain's flags, camelCased (--ignore-daemonsets is ignoreDaemonsets, --grace-period is the
+    # gracePeriodSeconds above, --timeout a duration, --skip-wait-for-delete-timeout seconds).
+    ignoreDaemonsets: bool | None = None
+    deleteEmptydirData: bool | None = None
+    force: bool | None = None
+    timeout: Duration | None = None
+    disableEviction: bool | None = None
+    podSelector: str | None = None
+    skipWaitForDeleteTimeout: int | None = Field(None, ge=0)
 
     @model_validator(mode="after")
     def _needs(self) -> "TimelineEntry":
@@ -314,7 +396,8 @@ class TimelineEntry(Strict):
             hint = f"; did you mean \"{close[0]}\"?" if close else f"; one of: {', '.join(OPERATIONS)}"
             raise ValueError(f"unknown operation {self.do!r}{hint}")
         needs_node = {"power-off", "power-on", "shutdown", "partition", "heal", "stop-kubelet", "start-kubelet",
-                      "cordon", "uncordon", "taint", "untaint"}
+                      "restart-kubelet", "cordon", "uncordon", "drain", "cancel-drain", "delete-node", "taint",
+                      "untaint"}
         if self.do in needs_node and not self.node:
             raise ValueError(f"operation {self.do!r} needs a node")
         if self.do in ("taint", "untaint") and not self.taint:
@@ -325,6 +408,12 @@ class TimelineEntry(Strict):
             raise ValueError(f"operation {self.do!r} needs a pod name")
         if self.do == "scale" and (not self.deployment or self.replicas is None):
             raise ValueError("operation 'scale' needs a deployment and replicas")
+        given = [key for key in DRAIN_KEYS if getattr(self, key) is not None]
+        if given and self.do != "drain":
+            raise ValueError(f"{', '.join(given)} only apply to operation 'drain'")
+        if self.podSelector is not None and self.podSelector.strip() and not all(
+                _SELECTOR_PART.match(part) for part in self.podSelector.split(",")):
+            raise ValueError(f"podSelector {self.podSelector!r} is not a label selector such as \"app=web,tier!=db\"")
         return self
 
 
@@ -370,17 +459,41 @@ class Expectation(Strict):
     event: EventMatch | None = None
     noEvent: EventMatch | None = None
     pods: PodsMatch | None = None
+    # the drain of `node`: its state, the pods it still waits for, the budget blocking it
+    drain: Literal["Draining", "Blocked", "Drained", "Failed", "Cancelled", "None"] | None = None
+    drainRemaining: int | None = Field(None, ge=0)
+    drainBlockedBy: str | None = None
+    containers: int | None = Field(None, ge=0)  # pods whose containers run on the node's machine
+    # a PodDisruptionBudget's status ("name" in `namespace`, or "ns/name")
+    pdb: str | None = None
+    disruptionsAllowed: int | None = None
+    currentHealthy: int | None = None
+    desiredHealthy: int | None = None
+    expectedPods: int | None = None
+    # a volume (a claim: "name" in `namespace`, or "ns/name"): the node it is attached to ("" when detached)
+    volume: str | None = None
+    attachedTo: str | None = None
 
     @model_validator(mode="after")
     def _subject(self) -> "Expectation":
-        node_fields = [self.conditions, self.taints, self.noTaints, self.unschedulable, self.power, self.podCount]
+        node_fields = [self.conditions, self.taints, self.noTaints, self.unschedulable, self.power, self.podCount,
+                       self.drain, self.drainRemaining, self.drainBlockedBy, self.containers]
         pod_fields = [self.phase, self.deleting, self.podNode, self.nominatedNodeName, self.reason, self.message,
                       self.podConditions]
+        pdb_fields = [self.disruptionsAllowed, self.currentHealthy, self.desiredHealthy, self.expectedPods]
         if any(v is not None for v in node_fields) and not self.node:
-            raise ValueError("conditions, taints, noTaints, unschedulable, power and podCount need `node`")
+            raise ValueError("conditions, taints, noTaints, unschedulable, power, podCount and drain need `node`")
         if any(v is not None for v in pod_fields) and not self.pod:
             raise ValueError("phase, deleting, podNode, nominatedNodeName, reason, message and podConditions need `pod`")
-        checks = node_fields + pod_fields + [self.zones, self.event, self.noEvent, self.pods]
+        if any(v is not None for v in pdb_fields) and not self.pdb:
+            raise ValueError("disruptionsAllowed, currentHealthy, desiredHealthy and expectedPods need `pdb`")
+        if self.pdb is not None and all(v is None for v in pdb_fields):
+            raise ValueError("`pdb` needs a status field to check: disruptionsAllowed, currentHealthy, desiredHealthy "
+                             "or expectedPods")
+        if (self.volume is None) != (self.attachedTo is None):
+            raise ValueError("`volume` and `attachedTo` go together")
+        checks = node_fields + pod_fields + pdb_fields + [self.zones, self.event, self.noEvent, self.pods,
+                                                          self.attachedTo]
         if all(v is None for v in checks):
             raise ValueError("an expectation must check something: e.g. conditions, taints, zones, event, pods or phase")
         return self
@@ -397,6 +510,7 @@ class Scenario(Strict):
     nodePools: list[NodePoolSpec] = []
     deployments: list[DeploymentSpec] = []
     daemonSets: list[DaemonSetSpec] = []
+    statefulSets: list[StatefulSetSpec] = []
     pods: list[PodSpec] = []
     podDisruptionBudgets: list[PodDisruptionBudgetSpec] = []
     timeline: list[TimelineEntry] = []

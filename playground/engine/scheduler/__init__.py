@@ -1,21 +1,53 @@
 """kube-scheduler: one scheduling cycle per pod (pkg/scheduler/schedule_one.go).
 
-Each cycle tries the nominated node first, then filters nodes from a round-robin start (nodes listed
-zone by zone, interleaved, as the scheduler's node tree does) until numFeasibleNodesToFind feasible
-nodes are found, scores them, and picks the best with a seeded reservoir-sampling tie-break. A
-failure records the per-node reasons in kube-scheduler's words, runs PostFilter (preemption) and
-parks the pod in unschedulablePods. `attemptsPerTick` bounds how many cycles fit in one tick.
+Each cycle tries the pod's nominated node first, then filters nodes from a round-robin start (nodes
+listed zone by zone, interleaved, as the scheduler's node tree does) until numFeasibleNodesToFind
+feasible nodes are found, scores them, and picks the best with a seeded reservoir-sampling
+tie-break. A failure records the per-node reasons in kube-scheduler's words, runs PostFilter
+(DefaultPreemption, `preemption.py`), writes the FailedScheduling event and the PodScheduled
+condition, and parks the pod in unschedulablePods.
+
+Cluster events (a node added, a node's taints or spec.unschedulable changed, an assigned pod deleted
+or finished) move unschedulable pods back to backoffQ / activeQ when a plugin that rejected the pod
+says, through its queueing hint, that the event may help (`plugins.py`). Events that arrive while a
+pod is being scheduled (its own preemption deleting a victim at once) are checked against that pod
+when its attempt fails, as the queue's in-flight event list does. backoffQ is flushed on the 1 s
+ticker; unschedulablePods leftovers after 5 minutes on the 30 s ticker.
+
+`attemptsPerTick` (simulation only) bounds how many cycles fit in one tick: the scheduler's
+throughput. Within one instant the scheduler runs after every other component (see simulation.py).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..clock import PHASE_SCHEDULER
-from ..objects import TRUE, FALSE, Node, Pod
-from .framework import UNSCHEDULABLE_AND_UNRESOLVABLE, NodeInfo, Status
-from .plugins import DEFAULT_FILTERS, DEFAULT_SCORES
+from ..objects import FALSE, PREFER_NO_SCHEDULE, TRUE, Node, Pod, Taint
+from ..store import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
+from .framework import (
+    ASSIGNED_POD_DELETE,
+    MAX_NODE_SCORE,
+    NODE_ADD,
+    NODE_TAINT_UPDATE,
+    OK,
+    UNSCHEDULABLE_AND_UNRESOLVABLE,
+    ClusterEvent,
+    NodeInfo,
+    Status,
+    default_normalize,
+)
+from .plugins import (
+    DEFAULT_FILTERS,
+    DEFAULT_SCORES,
+    FILTERS_BY_NAME,
+    NODE_AFFINITY,
+    NODE_RESOURCES_FIT,
+    TAINT_TOLERATION,
+    balanced_score,
+)
+from .preemption import DefaultPreemption
 from .queue import SchedulingQueue
 
 if TYPE_CHECKING:
@@ -25,6 +57,8 @@ MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 BACKOFF_FLUSH_PERIOD_MS = 1000
 UNSCHEDULABLE_FLUSH_PERIOD_MS = 30_000
+NO_NODES_AVAILABLE = "no nodes available to schedule pods"
+NOTE_LENGTH_LIMIT = 1024
 
 
 @dataclass(slots=True)
@@ -39,6 +73,8 @@ class SchedulerConfig:
 
 
 def num_feasible_nodes_to_find(num_all_nodes: int, percentage: int) -> int:
+    """numFeasibleNodesToFind: all nodes below 100; else the percentage (adaptive when 0:
+    50 - nodes/125, at least 5 %), at least 100 nodes."""
     if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND or percentage >= 100:
         return num_all_nodes
     adaptive = percentage
@@ -50,19 +86,55 @@ def num_feasible_nodes_to_find(num_all_nodes: int, percentage: int) -> int:
     return max(num, MIN_FEASIBLE_NODES_TO_FIND)
 
 
-def fit_error_message(num_all_nodes: int, statuses: dict[str, Status], post_filter_message: str = "") -> str:
-    """FitError.Error(): "0/N nodes are available: <sorted histogram>. <post filter message>." """
+def fit_error_message(num_all_nodes: int, statuses: dict[str, Status], post_filter_message: str = "",
+                      absent: Status | None = None) -> str:
+    """FitError.Error(): "0/N nodes are available: <sorted histogram>. <post filter message>."
+
+    `statuses` holds the nodes with their own status; the others (absent) count with `absent`'s
+    reasons. Each part is appended as " %v.", so a PostFilter message that is itself a FitError ends
+    in "..", exactly as kube-scheduler prints it.
+    """
     histogram: dict[str, int] = {}
     for status in statuses.values():
         for reason in status.reasons:
             histogram[reason] = histogram.get(reason, 0) + 1
-    message = f"0/{num_all_nodes} nodes are available"
+    missing = num_all_nodes - len(statuses)
+    if missing > 0 and absent is not None:
+        for reason in absent.reasons:
+            histogram[reason] = histogram.get(reason, 0) + missing
+    message = f"0/{num_all_nodes} nodes are available:"
     parts = sorted(f"{count} {reason}" for reason, count in histogram.items())
     if parts:
-        message += ": " + ", ".join(parts) + "."
+        message += " " + ", ".join(parts) + "."
     if post_filter_message:
         message += " " + post_filter_message + "."
     return message
+
+
+def truncate_message(message: str) -> str:
+    """truncateMessage: an event note is at most NoteLengthLimit (1024) characters; the PodScheduled
+    condition keeps the whole message."""
+    if len(message) <= NOTE_LENGTH_LIMIT:
+        return message
+    return message[:NOTE_LENGTH_LIMIT - 4] + " ..."
+
+
+@dataclass(slots=True)
+class Diagnosis:
+    """framework.Diagnosis: per-node statuses, the status of the nodes not listed (PreFilter), and the
+    plugins that rejected the pod (UnschedulablePlugins)."""
+
+    statuses: dict[str, Status] = field(default_factory=dict)
+    absent: Status | None = None
+    plugins: set[str] = field(default_factory=set)
+
+    def get(self, node_name: str) -> Status:
+        """NodeToStatus.Get: a node without its own status has the absent status (by default
+        UnschedulableAndUnresolvable)."""
+        status = self.statuses.get(node_name)
+        if status is not None:
+            return status
+        return self.absent if self.absent is not None else Status(UNSCHEDULABLE_AND_UNRESOLVABLE)
 
 
 @dataclass(slots=True)
@@ -72,6 +144,9 @@ class Attempt:
     time: int
     message: str
     statuses: dict[str, Status]
+    post_filter_message: str = ""
+    nominated_node: str = ""
+    unschedulable_plugins: frozenset[str] = frozenset()
 
 
 class Scheduler:
@@ -83,22 +158,28 @@ class Scheduler:
         self.scores = DEFAULT_SCORES
         self.next_start = 0
         self._order: list[Node] | None = None
-        self.nominated: dict[str, dict[str, Pod]] = {}
+        self.nominated: dict[str, dict[str, Pod]] = {}  # node -> pods nominated to it (the nominator)
+        self._nominated_at: dict[str, str] = {}  # pod key -> node it is indexed under
         self.last_attempt: dict[str, Attempt] = {}
-        self._move_requested = False
         self._run_at: int | None = None
         self._run_timer: int | None = None
         self._leftover_timer: int | None = None
         self._budget_tick = -1
         self._budget_used = 0
-        self.preemption = None  # set by Simulation when DefaultPreemption is wired in
+        self._events: list[ClusterEvent] = []
+        self._in_run = False
+        # What each node's taints and spec.unschedulable were, to tell an update's old and new state.
+        self._node_seen: dict[str, tuple[tuple[Taint, ...], bool]] = {}
+        # Nodes with a PreferNoSchedule taint: only then does TaintToleration's score vary.
+        self._prefer_no_schedule: set[str] = set()
+        # PostFilter: DefaultPreemption (set to None to run without preemption).
+        self.preemption: DefaultPreemption | None = DefaultPreemption(self)
         sim.store.pod_watchers.append(self._on_pod_event)
         sim.store.node_watchers.append(self._on_node_event)
 
     # ---------------------------------------------------------------- informers
 
     def _on_pod_event(self, what: str, pod: Pod) -> None:
-        now = self.sim.clock.now
         if what == "nominated":
             self._index_nomination(pod)
             return
@@ -106,46 +187,111 @@ class Scheduler:
             self._forget_nomination(pod)
             self.queue.delete(pod.key)
             self.last_attempt.pop(pod.key, None)
-            if pod.node_name:
-                self._request_move()
+            if what == "removed" and pod.node_name and not pod.is_terminal():
+                self._cluster_event(ClusterEvent(ASSIGNED_POD_DELETE, pod.node_name))
             return
         if what == "added" and not pod.node_name and not pod.is_terminal():
-            self.queue.add(pod.key, pod.priority, now)
-            self._kick(now)
+            self.queue.add(pod.key, pod.priority, self.sim.clock.now)
+            self._kick(self.sim.clock.now)
         elif what == "bound":
             self._forget_nomination(pod)
             self.queue.done(pod.key)
-        elif what == "phase" and pod.node_name and pod.is_terminal():
-            self._request_move()
-        elif what == "phase" and not pod.node_name and pod.is_terminal():
-            self.queue.delete(pod.key)
+        elif what == "phase" and pod.is_terminal():
+            if pod.node_name:
+                # A finished pod no longer holds its requests: as good as deleted for the others.
+                self._cluster_event(ClusterEvent(ASSIGNED_POD_DELETE, pod.node_name))
+            else:
+                self._forget_nomination(pod)
+                self.queue.delete(pod.key)
 
     def _on_node_event(self, what: str, node: Node) -> None:
-        if what in ("added", "removed"):
+        if what in ("added", "taints"):
+            if any(t.effect == PREFER_NO_SCHEDULE for t in node.taints):
+                self._prefer_no_schedule.add(node.name)
+            else:
+                self._prefer_no_schedule.discard(node.name)
+        elif what == "removed":
+            self._prefer_no_schedule.discard(node.name)
+        if what == "added":
             self._order = None
-        if what in ("added", "taints", "spec", "removed"):
-            self._request_move()
+            self._node_seen[node.name] = (tuple(node.taints), node.unschedulable)
+            self._cluster_event(ClusterEvent(NODE_ADD, node.name))
+        elif what == "removed":
+            self._order = None
+            self._node_seen.pop(node.name, None)
+        elif what in ("taints", "spec"):
+            old = self._node_seen.get(node.name, ((), False))
+            new = (tuple(node.taints), node.unschedulable)
+            if new != old:
+                self._node_seen[node.name] = new
+                self._cluster_event(ClusterEvent(NODE_TAINT_UPDATE, node.name, old[0], old[1]))
 
-    def _request_move(self) -> None:
-        if self.queue.unschedulable:
-            self._move_requested = True
-            self._kick(self.sim.clock.now)
+    def _cluster_event(self, event: ClusterEvent) -> None:
+        """Record an event for the queueing hints, processed at the scheduler's next run at this
+        instant (even when this tick's cycle budget is spent) or, for a pod being scheduled, when
+        its attempt ends."""
+        if self._in_run:
+            self._events.append(event)
+        elif self.queue.unschedulable:
+            self._events.append(event)
+            self._kick(self.sim.clock.now, force=True)
 
     def _index_nomination(self, pod: Pod) -> None:
-        for pods in self.nominated.values():
-            pods.pop(pod.key, None)
+        self._forget_nomination(pod)
         if pod.nominated_node_name and not pod.node_name:
             self.nominated.setdefault(pod.nominated_node_name, {})[pod.key] = pod
+            self._nominated_at[pod.key] = pod.nominated_node_name
 
     def _forget_nomination(self, pod: Pod) -> None:
-        if pod.nominated_node_name:
-            self.nominated.get(pod.nominated_node_name, {}).pop(pod.key, None)
+        """Drop the pod from the nominator (by where it was indexed: binding clears the field first)."""
+        node_name = self._nominated_at.pop(pod.key, None)
+        if node_name is not None:
+            pods = self.nominated.get(node_name)
+            if pods is not None:
+                pods.pop(pod.key, None)
+                if not pods:
+                    del self.nominated[node_name]
+
+    def nominated_pods(self, node_name: str) -> list[Pod]:
+        """NominatedPodsForNode."""
+        return list(self.nominated.get(node_name, {}).values())
+
+    # ---------------------------------------------------------------- queueing hints
+
+    def worth_requeuing(self, pod: Pod, plugins: frozenset[str], events: list[ClusterEvent]) -> bool:
+        """isPodWorthRequeuing over a batch of events: a pod rejected by no plugin goes back on any
+        event; otherwise some rejecting plugin registered for the event must say Queue."""
+        if not plugins:
+            return True
+        nodes = self.sim.store.nodes
+        for event in events:
+            node = nodes.get(event.node) if event.node else None
+            for name in plugins:
+                plugin = FILTERS_BY_NAME.get(name)
+                if plugin is not None and event.kind in plugin.events and plugin.hint(pod, event, node):
+                    return True
+        return False
+
+    def _process_events(self, now: int) -> None:
+        """Deliver the recorded cluster events to the pods in unschedulablePods."""
+        if not self._events:
+            return
+        events, self._events = self._events, []
+        if not self.queue.unschedulable:
+            return
+        pods = self.sim.store.pods
+
+        def worth(info) -> bool:
+            pod = pods.get(info.key)
+            return pod is None or self.worth_requeuing(pod, info.unschedulable_plugins, events)
+
+        self.queue.move_matching(now, worth)
 
     # ---------------------------------------------------------------- run loop
 
-    def _kick(self, due: int) -> None:
+    def _kick(self, due: int, force: bool = False) -> None:
         tick = self.sim.tick
-        if due // tick == self._budget_tick and self._budget_used >= self.config.attempts_per_tick:
+        if not force and due // tick == self._budget_tick and self._budget_used >= self.config.attempts_per_tick:
             due = (due // tick + 1) * tick
         if self._run_at is not None and self._run_at <= due:
             return
@@ -158,23 +304,29 @@ class Scheduler:
         self._run_timer = None
         now = self.sim.clock.now
         queue = self.queue
-        if self._move_requested:
-            self._move_requested = False
-            queue.move_all(now)
-        queue.flush_backoff(now)
-        tick_index = now // self.sim.tick
-        if tick_index != self._budget_tick:
-            self._budget_tick, self._budget_used = tick_index, 0
-        while self._budget_used < self.config.attempts_per_tick:
-            info = queue.pop()
-            if info is None:
-                break
-            pod = self.sim.store.pods.get(info.key)
-            if pod is None or pod.node_name or pod.deletion_timestamp is not None or pod.is_terminal():
-                queue.done(info.key)
-                continue
-            self._budget_used += 1
-            self.schedule_one(pod, info)
+        self._in_run = True
+        try:
+            self._process_events(now)
+            if now % BACKOFF_FLUSH_PERIOD_MS == 0:
+                queue.flush_backoff(now)
+            tick_index = now // self.sim.tick
+            if tick_index != self._budget_tick:
+                self._budget_tick, self._budget_used = tick_index, 0
+            pods = self.sim.store.pods
+            while self._budget_used < self.config.attempts_per_tick:
+                info = queue.pop()
+                if info is None:
+                    break
+                pod = pods.get(info.key)
+                if pod is None or pod.node_name or pod.deletion_timestamp is not None or pod.is_terminal():
+                    queue.done(info.key)
+                    continue
+                self._budget_used += 1
+                self.schedule_one(pod, info)
+                if self._events:
+                    self._process_events(now)
+        finally:
+            self._in_run = False
         self._rearm(now)
 
     def _rearm(self, now: int) -> None:
@@ -183,7 +335,9 @@ class Scheduler:
         else:
             expiry = self.queue.next_backoff_expiry()
             if expiry is not None:
-                self._kick(-(-expiry // BACKOFF_FLUSH_PERIOD_MS) * BACKOFF_FLUSH_PERIOD_MS)
+                # The first tick of the 1 s backoff flush at which the pod's backoff is over.
+                due = max(expiry, now + 1)
+                self._kick(-(-due // BACKOFF_FLUSH_PERIOD_MS) * BACKOFF_FLUSH_PERIOD_MS)
         if self.queue.unschedulable and self._leftover_timer is None:
             self._leftover_timer = self.sim.clock.call_at(
                 -(-(now + 1) // UNSCHEDULABLE_FLUSH_PERIOD_MS) * UNSCHEDULABLE_FLUSH_PERIOD_MS,
@@ -214,108 +368,223 @@ class Scheduler:
         return self._order
 
     def run_filters(self, pod: Pod, node: Node | NodeInfo, with_nominated: bool = True) -> Status:
+        """RunFilterPluginsWithNominatedPods: nominated pods of equal or higher priority count as if
+        they ran on the node (lower-priority ones are ignored: the pod may take room freed for
+        them). Kubernetes runs the filters with and without them; with our filters, passing with
+        them implies passing without."""
         target: Node | NodeInfo = node
         if with_nominated:
             nominated = self.nominated.get(node.name)
-            extra = [p for p in nominated.values() if p.priority >= pod.priority and p.key != pod.key] if nominated else []
-            if extra:
-                target = node.copy() if isinstance(node, NodeInfo) else NodeInfo(node)
-                for other in extra:
-                    target.add_pod(other)
+            if nominated:
+                extra = [p for p in nominated.values() if p.priority >= pod.priority and p.key != pod.key]
+                if extra:
+                    target = node.copy() if isinstance(node, NodeInfo) else NodeInfo(node)
+                    for other in extra:
+                        target.add_pod(other)
+        if (self.filters is DEFAULT_FILTERS and not target.taints and not target.unschedulable
+                and not pod.node_name and not pod.node_selector and pod.required_node_affinity is None
+                and pod.affinity_node_name is None):
+            # NodeUnschedulable, NodeName, TaintToleration and NodeAffinity cannot reject here.
+            return NODE_RESOURCES_FIT.filter(pod, target)
         for plugin in self.filters:
             status = plugin.filter(pod, target)
             if not status.ok:
                 return status
-        return Status(0)
+        return OK
 
-    def find_nodes_that_fit(self, pod: Pod) -> tuple[list[Node], dict[str, Status]]:
+    def resources_only(self, pod: Pod, node: Node) -> bool:
+        """True when only NodeResourcesFit can reject `pod` on `node` and no nominated pod counts."""
+        return (self.filters is DEFAULT_FILTERS and not node.taints and not node.unschedulable
+                and not pod.node_name and not pod.node_selector and pod.required_node_affinity is None
+                and pod.affinity_node_name is None and node.name not in self.nominated)
+
+    def prefilter_node_names(self, pod: Pod) -> set[str] | None:
+        """NodeAffinity PreFilter: required affinity to specific node names (metadata.name In, as
+        DaemonSet pods have) narrows the nodes to evaluate; None means all nodes."""
+        names: set[str] | None = None
+        if pod.affinity_node_name is not None:
+            names = {pod.affinity_node_name}
+        required = pod.required_node_affinity
+        if required is not None:
+            union: set[str] | None = set()
+            for term in required:
+                term_names: set[str] | None = None
+                for req in term.match_fields:
+                    if req.key == "metadata.name" and req.operator == "In":
+                        values = set(req.values)
+                        term_names = values if term_names is None else term_names & values
+                if term_names is None:
+                    union = None
+                    break
+                union |= term_names
+            if union is not None:
+                names = union if names is None else names & union
+        return names
+
+    def find_nodes_that_fit(self, pod: Pod) -> tuple[list[Node], Diagnosis]:
         store = self.sim.store
-        statuses: dict[str, Status] = {}
+        diagnosis = Diagnosis()
         if pod.nominated_node_name:
+            # evaluateNominatedNode: the node preemption made room on is tried first.
             node = store.nodes.get(pod.nominated_node_name)
             if node is not None and self.run_filters(pod, node).ok:
-                return [node], statuses
-        if pod.affinity_node_name is not None:
-            # NodeAffinity PreFilter narrows a metadata.name match to that node alone.
-            node = store.nodes.get(pod.affinity_node_name)
-            others = Status(UNSCHEDULABLE_AND_UNRESOLVABLE, ("node(s) didn't match Pod's node affinity/selector",), "NodeAffinity")
-            for name in store.nodes:
-                if name != pod.affinity_node_name:
-                    statuses[name] = others
-            if node is None:
-                return [], statuses
-            status = self.run_filters(pod, node)
-            if status.ok:
-                return [node], {}
-            statuses[node.name] = status
-            return [], statuses
+                return [node], diagnosis
         order = self.node_order()
         total = len(order)
-        if total == 0:
-            return [], statuses
-        to_find = num_feasible_nodes_to_find(total, self.config.percentage_of_nodes_to_score)
+        names = self.prefilter_node_names(pod)
+        if names is not None:
+            nodes = [store.nodes[n] for n in sorted(names) if n in store.nodes]
+            diagnosis.absent = Status(UNSCHEDULABLE_AND_UNRESOLVABLE,
+                                      (f"node(s) didn't satisfy plugin(s) [{NODE_AFFINITY.name}]",), NODE_AFFINITY.name)
+            diagnosis.plugins.add(NODE_AFFINITY.name)
+        else:
+            nodes = order
+        count = len(nodes)
+        if count == 0:
+            return [], diagnosis
+        to_find = num_feasible_nodes_to_find(count, self.config.percentage_of_nodes_to_score)
         feasible: list[Node] = []
+        statuses = diagnosis.statuses
         processed = 0
-        start = self.next_start % total
-        for i in range(total):
-            node = order[(start + i) % total]
+        start = self.next_start
+        simple = not pod.node_selector and pod.required_node_affinity is None and pod.affinity_node_name is None
+        pod_cpu, pod_memory = pod.cpu, pod.memory
+        nominated = self.nominated
+        fit_filter = NODE_RESOURCES_FIT.filter
+        simple = simple and self.filters is DEFAULT_FILTERS
+        for i in range(count):
+            node = nodes[(start + i) % count]
             processed += 1
-            status = self.run_filters(pod, node)
+            # The common case without calling each plugin: no taints, schedulable, room to spare,
+            # no nominated pods; anything else runs the filters.
+            if simple and not node.taints and not node.unschedulable and node.name not in nominated:
+                if (node.pod_count < node.allocatable_pods
+                        and (pod_cpu == 0 or pod_cpu <= node.allocatable_cpu - node.requested_cpu)
+                        and (pod_memory == 0 or pod_memory <= node.allocatable_memory - node.requested_memory)):
+                    feasible.append(node)
+                    if len(feasible) >= to_find:
+                        break
+                    continue
+                status = fit_filter(pod, node)  # only NodeResourcesFit can reject here
+            else:
+                status = self.run_filters(pod, node)
             if status.ok:
                 feasible.append(node)
                 if len(feasible) >= to_find:
                     break
             else:
                 statuses[node.name] = status
+                diagnosis.plugins.add(status.plugin)
         self.next_start = (start + processed) % total
-        return feasible, statuses
+        return feasible, diagnosis
 
     def score(self, pod: Pod, nodes: list[Node]) -> list[int]:
-        totals = [0] * len(nodes)
-        for plugin in self.scores:
-            raw = [plugin.score(pod, node) for node in nodes]
-            for i, value in enumerate(plugin.normalize(raw)):
-                totals[i] += value * plugin.weight
+        """Σ weight × normalized score of TaintToleration (3), NodeAffinity (2), NodeResourcesFit
+        LeastAllocated (1) and NodeResourcesBalancedAllocation (1), computed in one pass (the
+        arithmetic of plugins.least_allocated and plugins.balanced_score, inlined)."""
+        # TaintToleration: untolerated PreferNoSchedule taints, normalized in reverse.
+        prefer = self._prefer_no_schedule
+        if prefer and any(node.name in prefer for node in nodes):
+            raw = [TAINT_TOLERATION.score(pod, node) for node in nodes]
+            base = [v * TAINT_TOLERATION.weight for v in default_normalize(raw, reverse=True)]
+            constant = 0
+        else:
+            base = None
+            constant = MAX_NODE_SCORE * TAINT_TOLERATION.weight  # no such taint: MaxNodeScore everywhere
+        # NodeAffinity: preferred terms' weights (PreScore skips pods without preferred terms).
+        if pod.preferred_node_affinity:
+            raw = [NODE_AFFINITY.score(pod, node) for node in nodes]
+            affinity = [v * NODE_AFFINITY.weight for v in default_normalize(raw, reverse=False)]
+            base = affinity if base is None else [a + b for a, b in zip(base, affinity)]
+        pod_cpu, pod_memory = pod.cpu, pod.memory
+        cpu = pod_cpu or DEFAULT_MILLI_CPU_REQUEST
+        memory = pod_memory or DEFAULT_MEMORY_REQUEST
+        best_effort = pod_cpu == 0 and pod_memory == 0
+        totals = []
+        append = totals.append
+        for node in nodes:
+            alloc_cpu = node.allocatable_cpu
+            alloc_memory = node.allocatable_memory
+            requested = node.nonzero_cpu + cpu
+            fit = (alloc_cpu - requested) * MAX_NODE_SCORE // alloc_cpu if alloc_cpu and requested <= alloc_cpu else 0
+            requested = node.nonzero_memory + memory
+            fit += (alloc_memory - requested) * MAX_NODE_SCORE // alloc_memory \
+                if alloc_memory and requested <= alloc_memory else 0
+            score = constant + fit // 2
+            if not best_effort:
+                if alloc_cpu and alloc_memory:
+                    f_cpu = (node.requested_cpu + pod_cpu) / alloc_cpu
+                    f_memory = (node.requested_memory + pod_memory) / alloc_memory
+                    diff = (f_cpu if f_cpu < 1.0 else 1.0) - (f_memory if f_memory < 1.0 else 1.0)
+                    score += int((1 - (diff if diff >= 0 else -diff) / 2) * MAX_NODE_SCORE)
+                else:
+                    score += balanced_score(node.requested_cpu + pod_cpu, alloc_cpu,
+                                            node.requested_memory + pod_memory, alloc_memory)
+            append(score)
+        if base is not None:
+            totals = [t + b for t, b in zip(totals, base)]
         return totals
 
+    def score_by_plugin(self, pod: Pod, nodes: list[Node]) -> dict[str, list[int]]:
+        """Each score plugin's normalized, weighted scores (for explanations and tests)."""
+        out: dict[str, list[int]] = {}
+        for plugin in self.scores:
+            raw = [plugin.score(pod, node) for node in nodes]
+            if plugin is NODE_AFFINITY and not pod.preferred_node_affinity:
+                raw = [0] * len(nodes)
+            out[plugin.name] = [v * plugin.weight for v in plugin.normalize(raw)]
+        return out
+
     def select_host(self, nodes: list[Node], scores: list[int]) -> Node:
-        """selectHost: the best score, ties broken uniformly by reservoir sampling."""
-        rng = self.sim.rng
-        best, best_score, count = nodes[0], scores[0], 1
-        for node, score in zip(nodes[1:], scores[1:]):
-            if score > best_score:
-                best, best_score, count = node, score, 1
-            elif score == best_score:
-                count += 1
-                if rng.randrange(count) == 0:
-                    best = node
-        return best
+        """selectHost: the best score, ties broken uniformly at random. Kubernetes samples a
+        reservoir (one random draw per tie); one draw over all the tied nodes gives each the same
+        chance and costs one call of the seeded RNG."""
+        best = max(scores)
+        ties = [i for i, score in enumerate(scores) if score == best]
+        if len(ties) == 1:
+            return nodes[ties[0]]
+        return nodes[ties[self.sim.rng.randrange(len(ties))]]
 
     def schedule_one(self, pod: Pod, info) -> None:
-        feasible, statuses = self.find_nodes_that_fit(pod)
+        if not self.sim.store.nodes:
+            self._fail(pod, info, Diagnosis(), error=NO_NODES_AVAILABLE)
+            return
+        feasible, diagnosis = self.find_nodes_that_fit(pod)
         if feasible:
             node = feasible[0] if len(feasible) == 1 else self.select_host(feasible, self.score(pod, feasible))
             self.bind(pod, node)
             return
-        self._fail(pod, info, statuses)
+        self._fail(pod, info, diagnosis)
 
-    def _fail(self, pod: Pod, info, statuses: dict[str, Status]) -> None:
+    def _fail(self, pod: Pod, info, diagnosis: Diagnosis, error: str = "") -> None:
+        """handleSchedulingFailure: PostFilter, the pod's nomination, the FailedScheduling event and
+        PodScheduled condition, and back to the queue."""
         now = self.sim.clock.now
-        num_nodes = len(self.sim.store.nodes)
-        post_message = ""
-        if self.preemption is not None:
-            post_message = self.preemption.post_filter(pod, statuses)
-        message = fit_error_message(num_nodes, statuses, post_message)
-        self.last_attempt[pod.key] = Attempt(now, message, statuses)
         store = self.sim.store
-        store.event("Warning", "FailedScheduling", pod.ref, message, self.config.scheduler_name)
+        num_nodes = len(store.nodes)
+        post_message = ""
+        nominate: str | None = "" if error else None  # None: leave the nomination as it is
+        if not error and self.preemption is not None:
+            nominate, post_message = self.preemption.post_filter(pod, diagnosis)
+        message = error or fit_error_message(num_nodes, diagnosis.statuses, post_message, diagnosis.absent)
+        plugins = frozenset(diagnosis.plugins)
+        self.last_attempt[pod.key] = Attempt(now, message, diagnosis.statuses, post_message,
+                                             nominate if nominate is not None else pod.nominated_node_name, plugins)
+        store.event("Warning", "FailedScheduling", pod.ref, truncate_message(message), self.config.scheduler_name)
+        if nominate is not None and store.pods.get(pod.key) is pod:
+            store.set_nominated_node(pod, nominate)
         store.set_pod_condition(pod, "PodScheduled", FALSE, "Unschedulable", message)
-        if self.sim.store.pods.get(pod.key) is pod:
-            self.queue.add_unschedulable(info, now)
-            if self._move_requested:
-                # An event that may help arrived while this pod was being scheduled.
-                self._move_requested = False
-                self.queue.move_all(now)
+        info.unschedulable_plugins = plugins
+        # Events of this cycle reach the pods already waiting, then this pod (its in-flight events).
+        events, self._events = self._events, []
+        if events and self.queue.unschedulable:
+            self._events = events
+            self._process_events(now)
+        if store.pods.get(pod.key) is pod:
+            if not plugins or (events and self.worth_requeuing(pod, plugins, events)):
+                self.queue.requeue_backoff(info, now)
+            else:
+                self.queue.add_unschedulable(info, now)
 
     def bind(self, pod: Pod, node: Node) -> None:
         store = self.sim.store
@@ -335,3 +604,6 @@ class Scheduler:
             return "", None
         expiry = self.queue.backoff_expiry(info) if info.where == "backoff" else None
         return info.where, expiry
+
+
+__all__ = ["Scheduler", "SchedulerConfig", "Attempt", "Diagnosis", "fit_error_message", "num_feasible_nodes_to_find"]

@@ -12,9 +12,31 @@ from ..objects import Node, Pod, Taint
 from ..store import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
 
 SUCCESS = 0
+ERROR = 1
 UNSCHEDULABLE = 2
 UNSCHEDULABLE_AND_UNRESOLVABLE = 3
 MAX_NODE_SCORE = 100
+
+# Cluster events that may make an unschedulable pod schedulable (framework.ClusterEvent).
+NODE_ADD = "Node/Add"
+NODE_TAINT_UPDATE = "Node/UpdateNodeTaint"  # a taint or spec.unschedulable changed
+ASSIGNED_POD_DELETE = "AssignedPod/Delete"  # deleted, or finished (Succeeded/Failed): its room is free
+
+
+class ClusterEvent:
+    """One event for the queueing hints: the node involved and, for an update, what it had before."""
+
+    __slots__ = ("kind", "node", "old_taints", "old_unschedulable")
+
+    def __init__(self, kind: str, node: str = "", old_taints: tuple[Taint, ...] = (),
+                 old_unschedulable: bool = False) -> None:
+        self.kind = kind
+        self.node = node
+        self.old_taints = old_taints
+        self.old_unschedulable = old_unschedulable
+
+    def __repr__(self) -> str:
+        return f"ClusterEvent({self.kind}, {self.node})"
 
 
 class Status:
@@ -30,7 +52,8 @@ class Status:
         return self.code == SUCCESS
 
     def __repr__(self) -> str:
-        names = {SUCCESS: "Success", UNSCHEDULABLE: "Unschedulable", UNSCHEDULABLE_AND_UNRESOLVABLE: "UnschedulableAndUnresolvable"}
+        names = {SUCCESS: "Success", ERROR: "Error", UNSCHEDULABLE: "Unschedulable",
+                 UNSCHEDULABLE_AND_UNRESOLVABLE: "UnschedulableAndUnresolvable"}
         return f"Status({names.get(self.code, self.code)}, {list(self.reasons)}, {self.plugin})"
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass
+from typing import Callable
 
 ACTIVE, BACKOFF, UNSCHEDULABLE, IN_FLIGHT = "active", "backoff", "unschedulable", "scheduling"
 MAX_IN_UNSCHEDULABLE_MS = 5 * 60_000
@@ -26,6 +27,8 @@ class QueuedPodInfo:
     where: str = ACTIVE
     token: int = 0
     unschedulable_since: int | None = None
+    # The plugins that rejected the pod in its last attempt (QueuedPodInfo.UnschedulablePlugins).
+    unschedulable_plugins: frozenset[str] = frozenset()
 
 
 class SchedulingQueue:
@@ -120,9 +123,27 @@ class SchedulingQueue:
         self.unschedulable[info.key] = info
 
     def requeue_backoff(self, info: QueuedPodInfo, now: int) -> None:
-        """A pod whose attempt raced with a helpful event goes straight to backoffQ."""
+        """A failed pod that goes back after its backoff at once: it was rejected by no plugin (an
+        error), or an event that may help arrived while it was being scheduled."""
+        if info.key not in self.infos:
+            return
         info.timestamp = now
-        self._push_backoff(info)
+        if info.initial_attempt is None:
+            info.initial_attempt = now
+        info.unschedulable_since = None
+        self._requeue(info, now)
+
+    def move_matching(self, now: int, worth: Callable[[QueuedPodInfo], bool]) -> int:
+        """Move the unschedulable pods for which `worth` says yes (a queueing hint returned Queue)
+        to backoffQ or activeQ; in the order they became unschedulable."""
+        moved = 0
+        for key in sorted(self.unschedulable, key=lambda k: (self.infos[k].timestamp, k)):
+            info = self.unschedulable[key]
+            if worth(info):
+                del self.unschedulable[key]
+                self._requeue(info, now)
+                moved += 1
+        return moved
 
     def move_all(self, now: int) -> int:
         """MoveAllToActiveOrBackoffQueue for a cluster event that may make pods schedulable."""

@@ -1,0 +1,320 @@
+"""DefaultPreemption, the scheduler's PostFilter (pkg/scheduler/framework/preemption/preemption.go and
+plugins/defaultpreemption/default_preemption.go).
+
+When a pod fits nowhere:
+
+1. PodEligibleToPreemptOthers: not with preemptionPolicy Never; not while a lower-priority pod on the
+   pod's nominated node is still terminating because of preemption (DisruptionTarget
+   PreemptionByScheduler), unless that node now rejects the pod as UnschedulableAndUnresolvable.
+2. Candidates come only from nodes whose filter status was Unschedulable (not
+   UnschedulableAndUnresolvable). Dry runs start at a random offset (the seeded RNG) and stop once
+   numCandidates nodes with victims were found, at least one of them without PDB violations
+   (numCandidates = max(10 % of the nodes, 100), at most all of them).
+3. SelectVictimsOnNode removes every lower-priority pod, checks the pod fits, then reprieves pods in
+   order of importance (priority, then earlier start), PDB-violating ones first.
+4. pickOneNodeForPreemption: fewest PDB violations, lowest highest victim priority, smallest sum of
+   priorities (each + 2^31), fewest victims, latest start among the highest-priority victims, then
+   the first of a Go map's order, i.e. random: here the seeded RNG.
+5. Each victim gets DisruptionTarget=True (PreemptionByScheduler) and a Preempted event and is
+   deleted with its own grace period (no eviction API: a PDB is only a preference). Lower-priority
+   pods nominated to the node lose their nomination; the preemptor is nominated to it.
+
+No candidate clears the preemptor's nomination and explains, per node, why preemption cannot help.
+The message is prefixed "preemption: " as the plugin does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..objects import TRUE, Node, Pod, PodDisruptionBudget
+from .framework import ERROR, OK, UNSCHEDULABLE, UNSCHEDULABLE_AND_UNRESOLVABLE, NodeInfo, Status
+
+if TYPE_CHECKING:
+    from . import Diagnosis, Scheduler
+
+NAME = "DefaultPreemption"
+MAX_INT32_PLUS_ONE = 2**31
+NO_VICTIMS = "No preemption victims found for incoming pod"
+NOT_HELPFUL = "Preemption is not helpful for scheduling"
+NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
+NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
+PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
+
+
+@dataclass(slots=True)
+class Candidate:
+    """A node where the preemptor fits once `victims` (most important first) are gone."""
+
+    node: str
+    victims: list[Pod]
+    num_pdb_violations: int
+
+
+def pod_start_time(pod: Pod, now: int) -> int:
+    """GetPodStartTime: status.startTime, or now for a pod that has not started."""
+    return pod.start_time if pod.start_time is not None else now
+
+
+def importance_key(now: int):
+    """MoreImportantPod as a sort key: higher priority first, then the earlier start."""
+    return lambda p: (-p.priority, pod_start_time(p, now))
+
+
+def earliest_start_of_highest_priority(victims: list[Pod], now: int) -> int:
+    """GetEarliestPodStartTime: among the victims of the highest priority, the earliest start."""
+    highest = max(p.priority for p in victims)
+    return min(pod_start_time(p, now) for p in victims if p.priority == highest)
+
+
+def terminating_by_preemption(pod: Pod) -> bool:
+    """podTerminatingByPreemption: being deleted, with DisruptionTarget=True PreemptionByScheduler."""
+    if pod.deletion_timestamp is None:
+        return False
+    cond = pod.conditions.get("DisruptionTarget")
+    return cond is not None and cond.status == TRUE and cond.reason == PREEMPTION_BY_SCHEDULER
+
+
+def filter_pods_with_pdb_violation(pods: list[Pod], pdbs: list[PodDisruptionBudget]) -> tuple[list[Pod], list[Pod]]:
+    """(violating, non-violating), order preserved. Each matching PDB's disruptionsAllowed is spent
+    pod by pod; a pod already in a PDB's disruptedPods does not spend it; a pod without labels
+    matches no PDB."""
+    allowed = [pdb.disruptions_allowed for pdb in pdbs]
+    violating: list[Pod] = []
+    non_violating: list[Pod] = []
+    for pod in pods:
+        violated = False
+        if pod.labels:
+            for i, pdb in enumerate(pdbs):
+                if not pdb.matches(pod) or pod.name in pdb.disrupted_pods:
+                    continue
+                allowed[i] -= 1
+                if allowed[i] < 0:
+                    violated = True
+        (violating if violated else non_violating).append(pod)
+    return violating, non_violating
+
+
+class DefaultPreemption:
+    name = NAME
+
+    def __init__(self, scheduler: "Scheduler") -> None:
+        self.scheduler = scheduler
+
+    @property
+    def sim(self):
+        return self.scheduler.sim
+
+    # ---------------------------------------------------------------- PostFilter
+
+    def post_filter(self, pod: Pod, diagnosis: "Diagnosis") -> tuple[str | None, str]:
+        """(nominated node to write: a name, "" to clear, None to leave as is; the message)."""
+        nominate, message = self.preempt(pod, diagnosis)
+        return nominate, f"preemption: {message}" if message else ""
+
+    def preempt(self, pod: Pod, diagnosis: "Diagnosis") -> tuple[str | None, str]:
+        """Evaluator.Preempt."""
+        ok, reason = self.pod_eligible_to_preempt_others(pod, diagnosis.get(pod.nominated_node_name))
+        if not ok:
+            return None, reason
+        candidates, statuses = self.find_candidates(pod, diagnosis)
+        errors = [s.reasons[0] for s in statuses.values() if s.code == ERROR and s.reasons]
+        if errors and not candidates:
+            return None, ", ".join(errors)
+        if not candidates:
+            from . import fit_error_message
+
+            message = fit_error_message(len(self.sim.store.nodes), statuses, "",
+                                        Status(UNSCHEDULABLE_AND_UNRESOLVABLE, (NOT_HELPFUL,)))
+            return "", message
+        best = self.select_candidate(candidates)
+        self.prepare_candidate(best, pod)
+        return best.node, ""
+
+    # ---------------------------------------------------------------- eligibility
+
+    def pod_eligible_to_preempt_others(self, pod: Pod, nominated_node_status: Status | None) -> tuple[bool, str]:
+        if pod.preemption_policy == "Never":
+            return False, NOT_ELIGIBLE_NEVER
+        nominated = pod.nominated_node_name
+        if nominated:
+            if nominated_node_status is not None and nominated_node_status.code == UNSCHEDULABLE_AND_UNRESOLVABLE:
+                return True, ""
+            if nominated in self.sim.store.nodes:
+                for other in self.sim.store.pods_on(nominated):
+                    if other.is_terminal():
+                        continue
+                    if other.priority < pod.priority and terminating_by_preemption(other):
+                        return False, NOT_ELIGIBLE_TERMINATING
+        return True, ""
+
+    # ---------------------------------------------------------------- candidates
+
+    def calculate_num_candidates(self, num_nodes: int) -> int:
+        config = self.scheduler.config
+        n = num_nodes * config.min_candidate_nodes_percentage // 100
+        if n < config.min_candidate_nodes_absolute:
+            n = config.min_candidate_nodes_absolute
+        return min(n, num_nodes)
+
+    def potential_nodes(self, diagnosis: "Diagnosis") -> list[Node]:
+        """nodesWherePreemptionMightHelp: nodes whose status is Unschedulable, in node-tree order."""
+        statuses = diagnosis.statuses
+        absent_code = diagnosis.absent.code if diagnosis.absent is not None else UNSCHEDULABLE_AND_UNRESOLVABLE
+        out = []
+        for node in self.scheduler.node_order():
+            status = statuses.get(node.name)
+            code = status.code if status is not None else absent_code
+            if code == UNSCHEDULABLE:
+                out.append(node)
+        return out
+
+    def find_candidates(self, pod: Pod, diagnosis: "Diagnosis") -> tuple[list[Candidate], dict[str, Status]]:
+        potential = self.potential_nodes(diagnosis)
+        if not potential:
+            return [], {}
+        pdbs = list(self.sim.store.pdbs.values())
+        offset = self.sim.rng.randrange(len(potential))
+        return self.dry_run_preemption(pod, potential, pdbs, offset, self.calculate_num_candidates(len(potential)))
+
+    def dry_run_preemption(self, pod: Pod, potential: list[Node], pdbs: list[PodDisruptionBudget], offset: int,
+                           num_candidates: int) -> tuple[list[Candidate], dict[str, Status]]:
+        """DryRunPreemption, sequentially: non-violating candidates first, each list capped at
+        numCandidates; stop once there is a non-violating one and numCandidates in all."""
+        non_violating: list[Candidate] = []
+        violating: list[Candidate] = []
+        statuses: dict[str, Status] = {}
+        n = len(potential)
+        for i in range(n):
+            node = potential[(offset + i) % n]
+            victims, num_violations, status = self.select_victims_on_node(pod, node, pdbs)
+            if status.ok and victims:
+                target = non_violating if num_violations == 0 else violating
+                if len(target) < num_candidates:
+                    target.append(Candidate(node.name, victims, num_violations))
+                if non_violating and len(non_violating) + len(violating) >= num_candidates:
+                    break
+                continue
+            if status.ok:
+                status = Status(ERROR, (f'expected at least one victim pod on node "{node.name}"',), NAME)
+            statuses[node.name] = status
+        return non_violating + violating, statuses
+
+    def select_victims_on_node(self, pod: Pod, node: Node,
+                               pdbs: list[PodDisruptionBudget]) -> tuple[list[Pod], int, Status]:
+        scheduler = self.scheduler
+        now = self.sim.clock.now
+        potential = [p for p in self.sim.store.pods_on(node.name)
+                     if not p.is_terminal() and p.priority < pod.priority]
+        if not potential:
+            return [], 0, Status(UNSCHEDULABLE_AND_UNRESOLVABLE, (NO_VICTIMS,), NAME)
+        if scheduler.resources_only(pod, node):
+            return self._select_victims_by_resources(pod, node, potential, pdbs, now)
+        info = NodeInfo(node)
+        for victim in potential:
+            info.remove_pod(victim)
+        status = scheduler.run_filters(pod, info)
+        if not status.ok:
+            return [], 0, status
+        potential.sort(key=importance_key(now))
+        violating, non_violating = filter_pods_with_pdb_violation(potential, pdbs)
+        victims: list[Pod] = []
+
+        def reprieve(victim: Pod) -> bool:
+            info.add_pod(victim)
+            if scheduler.run_filters(pod, info).ok:
+                return True
+            info.remove_pod(victim)
+            victims.append(victim)
+            return False
+
+        num_violations = 0
+        for victim in violating:
+            if not reprieve(victim):
+                num_violations += 1
+        for victim in non_violating:
+            reprieve(victim)
+        if violating and non_violating:
+            victims.sort(key=importance_key(now))
+        return victims, num_violations, OK
+
+    def _select_victims_by_resources(self, pod: Pod, node: Node, potential: list[Pod],
+                                     pdbs: list[PodDisruptionBudget], now: int) -> tuple[list[Pod], int, Status]:
+        """The same algorithm when only NodeResourcesFit can reject the pod on this node (no taints,
+        schedulable, no selector or affinity, no nominated pods): plain arithmetic on the node's
+        request totals instead of filter calls on a NodeInfo copy."""
+        cpu, memory, count = node.requested_cpu, node.requested_memory, node.pod_count
+        for victim in potential:
+            cpu -= victim.cpu
+            memory -= victim.memory
+            count -= 1
+        need_cpu, need_memory = pod.cpu, pod.memory
+        alloc_cpu, alloc_memory, alloc_pods = node.allocatable_cpu, node.allocatable_memory, node.allocatable_pods
+        if not (count + 1 <= alloc_pods and (need_cpu == 0 or need_cpu <= alloc_cpu - cpu)
+                and (need_memory == 0 or need_memory <= alloc_memory - memory)):
+            info = NodeInfo(node)
+            for victim in potential:
+                info.remove_pod(victim)
+            return [], 0, self.scheduler.run_filters(pod, info)
+        potential.sort(key=importance_key(now))
+        violating, non_violating = filter_pods_with_pdb_violation(potential, pdbs)
+        victims: list[Pod] = []
+        num_violations = 0
+        for group, counts in ((violating, True), (non_violating, False)):
+            for victim in group:
+                if (count + 2 <= alloc_pods and (need_cpu == 0 or need_cpu <= alloc_cpu - cpu - victim.cpu)
+                        and (need_memory == 0 or need_memory <= alloc_memory - memory - victim.memory)):
+                    cpu += victim.cpu  # reprieved: it stays
+                    memory += victim.memory
+                    count += 1
+                else:
+                    victims.append(victim)
+                    num_violations += counts
+        if violating and non_violating:
+            victims.sort(key=importance_key(now))
+        return victims, num_violations, OK
+
+    # ---------------------------------------------------------------- choosing
+
+    def select_candidate(self, candidates: list[Candidate]) -> Candidate:
+        """SelectCandidate / pickOneNodeForPreemption."""
+        if len(candidates) == 1:
+            return candidates[0]
+        now = self.sim.clock.now
+        by_node = {c.node: c for c in candidates}
+        remaining = list(by_node.values())
+        score_funcs = (
+            lambda c: -c.num_pdb_violations,
+            lambda c: -c.victims[0].priority,
+            lambda c: -sum(v.priority + MAX_INT32_PLUS_ONE for v in c.victims),
+            lambda c: -len(c.victims),
+            lambda c: earliest_start_of_highest_priority(c.victims, now),
+        )
+        for func in score_funcs:
+            scores = [func(c) for c in remaining]
+            best = max(scores)
+            remaining = [c for c, s in zip(remaining, scores) if s == best]
+            if len(remaining) == 1:
+                return remaining[0]
+        # Kubernetes takes the first of a map's iteration order: effectively random.
+        return remaining[self.sim.rng.randrange(len(remaining))]
+
+    # ---------------------------------------------------------------- acting
+
+    def prepare_candidate(self, candidate: Candidate, preemptor: Pod) -> None:
+        store = self.sim.store
+        scheduler_name = self.scheduler.config.scheduler_name
+        for victim in candidate.victims:
+            if victim.deletion_timestamp is not None:
+                continue  # graceful deletion already under way
+            if store.pods.get(victim.key) is not victim:
+                continue
+            store.set_pod_condition(victim, "DisruptionTarget", TRUE, PREEMPTION_BY_SCHEDULER,
+                                    f"{scheduler_name}: preempting to accommodate a higher priority pod")
+            store.event("Normal", "Preempted", victim.ref,
+                        f"Preempted by pod {preemptor.uid} on node {candidate.node}", scheduler_name)
+            self.sim.apiserver.delete_pod(victim)
+        for other in self.scheduler.nominated_pods(candidate.node):
+            if other.priority < preemptor.priority and other.key != preemptor.key:
+                store.set_nominated_node(other, "")

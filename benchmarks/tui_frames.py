@@ -1,0 +1,181 @@
+"""How the TUI copes with a big cluster: frame times and ticks per second, headless.
+
+    .venv/bin/python benchmarks/tui_frames.py [--nodes 5000] [--deployments 50] [--replicas 3000]
+                                              [--seconds 20] [--speed 1000] [--power-off node|zone]
+
+Builds a 5,000-node / 150,000-pod scenario in memory (nodePools in 5 zones, 32 cpu / 128Gi / 110 pods
+per node; 50 Deployments x 3,000 replicas of 100m / 128Mi), places the pods headless first (that
+placement is the engine's cost, reported apart), then runs the app with `run_test` at high speed with
+a node (or a whole zone) powered off, while a "user" presses keys: moving the cursor, switching to the
+150,000-row pods view, paging, filtering and back.
+
+Prints, per refresh cycle ("frame"): the time stepping the engine (bounded by the frame budget), the
+time updating widgets from the ChangeSet, and their sum; the ticks run per wall second; the latency
+of key presses; and the one-off costs (loading 150,000 rows, filtering them). It prints figures and
+asserts nothing about timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from playground.engine import Operation, Simulation  # noqa: E402
+from playground.scenario import Scenario  # noqa: E402
+
+
+def scenario(nodes: int, deployments: int, replicas: int, zones: int = 5) -> Scenario:
+    per_zone = nodes // zones
+    return Scenario.model_validate({
+        "scenario": {"name": f"bench-{nodes}-nodes", "seed": 1},
+        # Place 150,000 pods in one go: many cycles per tick, and the 100-node floor of
+        # numFeasibleNodesToFind (percentageOfNodesToScore 1) as large clusters configure it.
+        "scheduler": {"attemptsPerTick": deployments * replicas, "percentageOfNodesToScore": 1},
+        "nodePools": [{"namePrefix": f"z{z}-", "count": per_zone,
+                       "labels": {"topology.kubernetes.io/zone": f"zone-{z}"},
+                       "capacity": {"cpu": "32", "memory": "128Gi", "pods": 110}} for z in range(zones)],
+        "deployments": [{"name": f"app-{i}", "replicas": replicas,
+                         "template": {"labels": {"app": f"app-{i}"},
+                                      "requests": {"cpu": "100m", "memory": "128Mi"}}}
+                        for i in range(deployments)],
+    })
+
+
+def _state(app) -> tuple:
+    table = app.views[app.current_view].table
+    return app.current_view, table.cursor_index
+
+
+async def press_and_wait(app, key: str, timeout: float = 10.0) -> float | None:
+    """Inject a key as the terminal driver would and time it until the app has acted on it (the view
+    or the cursor changed): the latency a user feels, whatever the engine is doing meanwhile."""
+    from textual import events
+
+    before = _state(app)
+    start = time.perf_counter()
+    character = key if len(key) == 1 else None
+    app.post_message(events.Key(key, character))
+    while time.perf_counter() - start < timeout:
+        await asyncio.sleep(0.0005)
+        if _state(app) != before:
+            return time.perf_counter() - start
+    return None
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def ms(value: float) -> str:
+    return f"{value * 1000:7.1f} ms"
+
+
+async def run(args: argparse.Namespace) -> None:
+    from playground.tui.app import PlaygroundApp
+
+    t0 = time.perf_counter()
+    sim = Simulation(scenario(args.nodes, args.deployments, args.replicas), event_limit=5000)
+    built = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    sim.run_until(5)
+    placed = time.perf_counter() - t0
+    bound = sum(1 for p in sim.store.pods.values() if p.node_name)
+    print(f"cluster: {len(sim.store.nodes)} nodes, {len(sim.store.pods)} pods ({bound} bound); "
+          f"built in {built:.1f} s, placed headless in {placed:.1f} s (engine cost, before the UI starts)")
+
+    app = PlaygroundApp(sim.scenario, paused=True, simulation=sim, keymap_file=None, speed=args.speed)
+    t0 = time.perf_counter()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        mounted = time.perf_counter() - t0
+        print(f"app mounted (tables filled with {len(sim.store.nodes)} nodes and {len(sim.store.pods)} pods) "
+              f"in {mounted:.2f} s")
+        # The first node, or the whole first zone, loses power.
+        targets = ["z0-1"] if args.power_off == "node" else sorted(sim.store.nodes_by_zone["zone-0"])
+        for node in targets:
+            sim.apply(Operation("power-off", node=node))
+        app._apply_now()
+        app.ui_seconds.clear()
+        app.step_seconds.clear()
+        app.frame_ticks.clear()
+
+        app.action_toggle_pause()  # run at the chosen speed
+        sim_start, wall_start = sim.clock.now, time.perf_counter()
+        latencies: list[tuple[str, float]] = []
+        one_off: list[tuple[str, float]] = []
+        script = ["down", "down", "down", "2", "pagedown", "pagedown", "end", "home", "3", "4", "5", "1", "down"]
+        step = 0
+        while time.perf_counter() - wall_start < args.seconds:
+            await asyncio.sleep(0.25)
+            key = script[step % len(script)]
+            step += 1
+            latency = await press_and_wait(app, key)
+            if latency is not None:
+                latencies.append((key, latency))
+            if step == len(script):
+                # A filter over the 150,000-row pods view, then clearing it (one-off O(rows) passes).
+                app.action_view("pods")
+                await pilot.pause()
+                table = app.views["pods"].table
+                await app.wait_idle()
+                start = time.perf_counter()
+                table.set_filter("app-7-")
+                one_off.append((f"filter 150k pods -> {table.row_count} rows", time.perf_counter() - start))
+                await pilot.pause()
+                await app.wait_idle()
+                start = time.perf_counter()
+                table.set_filter("")
+                one_off.append(("clear the filter", time.perf_counter() - start))
+                app.action_view("nodes")
+        wall = time.perf_counter() - wall_start
+        app.action_toggle_pause()
+        await app.wait_idle()  # a frame may still be running its ticks
+        await pilot.pause()
+        simulated = (sim.clock.now - sim_start) / 1000
+
+    steps = list(app.step_seconds)
+    uis = list(app.ui_seconds)
+    totals = [a + b for a, b in zip(steps, uis)]
+    ticks = sum(app.frame_ticks)
+    print(f"ran {wall:.1f} wall s at ×{args.speed}: {len(totals)} frames ({len(totals) / wall:.1f}/s), "
+          f"{ticks} ticks ({ticks / wall:.0f} ticks/s), {simulated:.0f} simulated s "
+          f"(actual ×{simulated / wall:.0f}); powered off: {len(targets)} node(s)")
+    print(f"  frame total (step + UI): p50 {ms(pct(totals, .5))}  p95 {ms(pct(totals, .95))}  max {ms(max(totals))}")
+    print(f"  engine step per frame:   p50 {ms(pct(steps, .5))}  p95 {ms(pct(steps, .95))}  max {ms(max(steps))}"
+          f"  (budget {app.runner.budget * 1000:.0f} ms, runs in a worker thread)")
+    print(f"  widget update per frame: p50 {ms(pct(uis, .5))}  p95 {ms(pct(uis, .95))}  max {ms(max(uis))}")
+    keys = [lat for _, lat in latencies]
+    print(f"  key press latency ({len(keys)} presses): p50 {ms(pct(keys, .5))}  p95 {ms(pct(keys, .95))}  "
+          f"max {ms(max(keys))}")
+    by_key: dict[str, list[float]] = {}
+    for key, lat in latencies:
+        by_key.setdefault(key, []).append(lat)
+    print("    by key (median/max): " + ", ".join(f"{key} {statistics.median(v) * 1000:.0f}/{max(v) * 1000:.0f} ms" for key, v in by_key.items()))
+    for what, seconds in one_off:
+        print(f"  one-off: {what}: {seconds * 1000:.0f} ms")
+    print(f"  state at the end: {len(sim.store.pods)} pods, "
+          f"{sum(1 for p in sim.store.pods.values() if not p.node_name)} pending, events total {sim.store.recorder.total}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nodes", type=int, default=5000)
+    parser.add_argument("--deployments", type=int, default=50)
+    parser.add_argument("--replicas", type=int, default=3000)
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--speed", type=int, default=1000)
+    parser.add_argument("--power-off", choices=("node", "zone"), default="node")
+    asyncio.run(run(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()

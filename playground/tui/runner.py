@@ -1,0 +1,294 @@
+"""Drives the engine from the UI: speed, pause, single steps, and a frame budget.
+
+The UI never blocks on the engine (design rule 5):
+
+* Each frame (at most `refresh_hz` times a wall second) the runner works out how many ticks the speed
+  asks for since the last frame, and runs as many as fit in `budget` seconds; the rest are carried to
+  the next frame (a backlog bounded to half a second of simulated time at the current speed, so a
+  speed the machine cannot reach shows up as a lower actual speed instead of an ever-growing debt).
+* The ticks run in a worker thread while the event loop keeps handling keys. While the engine is busy
+  the UI does not read it: tables show their last rendered lines, and operations chosen meanwhile are
+  queued and applied before the next tick. One tick that takes long (placing 150,000 pods at time 0)
+  therefore freezes the picture, not the keyboard.
+* The ChangeSets of the ticks of one frame are merged, so the tables update once per frame, only for
+  the rows that changed.
+
+The engine's tick counter is the only clock of the simulation; the wall clock only paces it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import queue
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..engine import Operation, OperationResult, Simulation
+from ..engine.store import ChangeSet
+
+SPEEDS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
+BACKLOG_SECONDS = 0.5
+
+
+_CHANGE_FIELDS = [(f.name, f.default_factory is set) for f in dataclasses.fields(ChangeSet)]
+
+
+def merge_changes(into: ChangeSet, more: ChangeSet) -> ChangeSet:
+    """Union of two change sets (whatever fields the engine's ChangeSet has: sets, flags, counts)."""
+    for name, is_set in _CHANGE_FIELDS:
+        value = getattr(more, name)
+        if not value:
+            continue
+        if is_set:
+            getattr(into, name).update(value)
+        elif isinstance(value, bool):
+            setattr(into, name, True)
+        else:
+            setattr(into, name, getattr(into, name) + value)
+    return into
+
+
+@dataclass(slots=True)
+class FrameResult:
+    ticks: int = 0
+    seconds: float = 0.0  # wall time spent stepping
+    changes: ChangeSet = field(default_factory=ChangeSet)
+    error: BaseException | None = None
+
+
+class EngineThread:
+    """One daemon thread that runs engine work handed to it, one job at a time.
+
+    A daemon thread, not the default executor: quitting while a long tick runs must not wait for it.
+    """
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._loop, name="playground-engine", daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                return
+            loop, future, fn, args = job
+            try:
+                result = fn(*args)
+            except BaseException as exc:  # handed back to the event loop
+                self._deliver(loop, future, None, exc)
+            else:
+                self._deliver(loop, future, result, None)
+
+    @staticmethod
+    def _deliver(loop, future, result, exc) -> None:
+        def settle() -> None:
+            if future.done():
+                return
+            if exc is not None:
+                future.set_exception(exc)
+            else:
+                future.set_result(result)
+        try:
+            loop.call_soon_threadsafe(settle)
+        except RuntimeError:  # the loop is closed: the app has quit
+            pass
+
+    async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        self._jobs.put((loop, future, fn, args))
+        return await future
+
+    def stop(self) -> None:
+        self._jobs.put(None)
+
+
+class EngineRunner:
+    def __init__(
+        self,
+        sim: Simulation,
+        *,
+        paused: bool = False,
+        speed: int = 1,
+        budget: float = 0.020,
+        threaded: bool = True,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        self.sim = sim
+        self.paused = paused
+        self.speed = speed
+        self.budget = budget
+        self.clock = clock
+        self.owed = 0.0  # ticks the speed asks for that have not run yet
+        self.requested = 0  # explicit single steps
+        self.busy = False
+        self.queued: list[tuple[Operation, Callable[[OperationResult], None] | None]] = []
+        self._last_wall: float | None = None
+        self._thread = EngineThread() if threaded else None
+        self._lock = asyncio.Lock()
+        self._idle_event: asyncio.Event | None = None
+        # (wall time, simulated ms) samples for the actual speed shown when we fall behind.
+        self._samples: deque[tuple[float, int]] = deque(maxlen=48)
+        self.frames = 0
+        self.last_frame = FrameResult()
+
+    # ---------------------------------------------------------------- controls
+
+    @property
+    def idle(self) -> bool:
+        return not self.busy
+
+    async def wait_idle(self) -> None:
+        """Return once no tick runs (at once when idle). Never called from the engine thread."""
+        while self.busy:
+            if self._idle_event is None:
+                self._idle_event = asyncio.Event()
+            self._idle_event.clear()
+            await self._idle_event.wait()
+
+    def _set_busy(self, busy: bool) -> None:
+        self.busy = busy
+        if not busy and self._idle_event is not None:
+            self._idle_event.set()
+
+    def set_paused(self, paused: bool) -> None:
+        self.paused = paused
+        self.owed = 0.0
+        self._last_wall = None
+        self._samples.clear()
+
+    def set_speed(self, speed: int) -> None:
+        self.speed = speed
+        self.owed = min(self.owed, 1.0)
+        self._samples.clear()
+
+    def faster(self) -> int:
+        bigger = [s for s in SPEEDS if s > self.speed]
+        self.set_speed(bigger[0] if bigger else self.speed)
+        return self.speed
+
+    def slower(self) -> int:
+        smaller = [s for s in SPEEDS if s < self.speed]
+        self.set_speed(smaller[-1] if smaller else self.speed)
+        return self.speed
+
+    def request_steps(self, count: int = 1) -> None:
+        self.requested += count
+
+    def replace(self, sim: Simulation) -> None:
+        """A new scenario: forget everything owed to the old one."""
+        self.sim = sim
+        self.owed = 0.0
+        self.requested = 0
+        self.queued.clear()
+        self._last_wall = None
+        self._samples.clear()
+
+    def ticks_per_second(self) -> float:
+        return self.speed * 1000 / self.sim.tick
+
+    def actual_speed(self) -> float | None:
+        """Simulated seconds per wall second over the last samples, or None if not measured."""
+        if self.paused or len(self._samples) < 2 or self.ticks_per_second() < 5:
+            return None  # at a few ticks per second the clock moves in steps: nothing to measure
+        (w0, s0), (w1, s1) = self._samples[0], self._samples[-1]
+        if w1 - w0 < 2.0:
+            return None
+        return (s1 - s0) / 1000 / (w1 - w0)
+
+    # ---------------------------------------------------------------- operations
+
+    def apply(self, op: Operation, done: Callable[[OperationResult], None] | None = None) -> OperationResult | None:
+        """Apply now if the engine is idle (returns the result), else queue it for the next frame."""
+        if self.busy:
+            self.queued.append((op, done))
+            return None
+        result = self.sim.apply(op)
+        if done is not None:
+            done(result)
+        return result
+
+    def _apply_queued(self) -> None:
+        queued, self.queued = self.queued, []
+        for op, done in queued:
+            result = self.sim.apply(op)
+            if done is not None:
+                done(result)
+
+    # ---------------------------------------------------------------- frames
+
+    def _owe(self) -> None:
+        now = self.clock()
+        if self.paused:
+            self._last_wall = None
+            return
+        if self._last_wall is not None:
+            elapsed = max(0.0, now - self._last_wall)
+            per_second = self.ticks_per_second()
+            self.owed = min(self.owed + elapsed * per_second, max(1.0, per_second * BACKLOG_SECONDS))
+        self._last_wall = now
+
+    def _run_ticks(self, sim: Simulation, count: int, budget: float) -> FrameResult:
+        """Run up to `count` ticks, stopping once `budget` seconds have gone (at least one tick)."""
+        result = FrameResult()
+        start = self.clock()
+        changes = result.changes
+        while result.ticks < count:
+            merge_changes(changes, sim.step())
+            result.ticks += 1
+            if self.clock() - start >= budget:
+                break
+        result.seconds = self.clock() - start
+        return result
+
+    async def frame(self) -> FrameResult:
+        """Advance the engine as the speed (and any single steps) ask, within the budget."""
+        async with self._lock:
+            self._apply_queued()
+            self._owe()
+            count = self.requested + int(self.owed)
+            result = FrameResult()
+            pending = self.sim.store.take_changes()  # what operations changed since the last frame
+            if count > 0:
+                sim = self.sim
+                self._set_busy(True)
+                try:
+                    if self._thread is not None:
+                        result = await self._thread.run(self._run_ticks, sim, count, self.budget)
+                    else:
+                        result = self._run_ticks(sim, count, self.budget)
+                finally:
+                    self._set_busy(False)
+                if sim is not self.sim:  # a scenario was loaded meanwhile: drop the old one's work
+                    return FrameResult()
+                explicit = min(self.requested, result.ticks)
+                self.requested -= explicit
+                self.owed = max(0.0, self.owed - (result.ticks - explicit))
+                self._apply_queued()
+                merge_changes(pending, self.sim.store.take_changes())
+            result.changes = merge_changes(pending, result.changes)
+            self.frames += 1
+            if not self.paused:
+                self._samples.append((self.clock(), self.sim.clock.now))
+            self.last_frame = result
+            return result
+
+    async def run_ticks(self, count: int) -> FrameResult:
+        """Run exactly `count` ticks (tests, screenshots), however long they take, in one result."""
+        total = FrameResult()
+        self.request_steps(count)
+        while self.requested > 0:
+            result = await self.frame()
+            total.ticks += result.ticks
+            total.seconds += result.seconds
+            merge_changes(total.changes, result.changes)
+        return total
+
+    def close(self) -> None:
+        if self._thread is not None:
+            self._thread.stop()

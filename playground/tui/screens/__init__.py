@@ -1,0 +1,1 @@
+"""Modal screens: dialogs, pickers and help."""

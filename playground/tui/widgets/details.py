@@ -1,0 +1,352 @@
+"""Detail panes: the selected node (conditions, taints, lease, shutdown groups, pods, and what happens
+next with countdowns) and the selected pod (the scheduler's reason in its own words).
+
+They render rich renderables from engine state on each frame in which the clock moved, and only
+for the one object selected.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from ...engine.explain import node_outlook, pod_outlook
+from ...engine.nodeshutdown import shutdown_groups
+from ...units import format_age, format_duration
+from .. import format as fmt
+
+if TYPE_CHECKING:
+    from ...engine import Simulation
+
+
+def _section(title: str, extra: str = "") -> Text:
+    text = Text()
+    text.append(title, "bold underline")
+    if extra:
+        text.append("  " + extra, "dim")
+    return text
+
+
+def _table(*headers: str, expand: bool = False) -> Table:
+    """A plain table; the last column (a message) wraps rather than squeezing the others."""
+    table = Table(box=None, padding=(0, 1), show_edge=False, expand=expand, header_style="bold dim")
+    for i, header in enumerate(headers):
+        last = i == len(headers) - 1
+        table.add_column(header, no_wrap=not last, overflow="fold" if last else "ellipsis")
+    return table
+
+
+def node_detail(sim: "Simulation", name: str) -> RenderableType:
+    store = sim.store
+    node = store.nodes.get(name)
+    if node is None:
+        return Text(f"node {name} is gone", style="dim")
+    now = sim.clock.now
+    kubelet = sim.kubelets.get(name)
+    if kubelet is not None:
+        kubelet.catch_up()
+    parts: list[RenderableType] = []
+
+    title = Text()
+    title.append(f" {node.name} ", "bold reverse")
+    title.append("  ")
+    title.append_text(fmt.node_status_text(node))
+    title.append("   zone ", "dim")
+    title.append(node.zone or '""')
+    title.append("   machine ", "dim")
+    title.append_text(fmt.machine_state(sim, name))
+    if kubelet is not None:
+        title.append(f" (power {kubelet.power}, network {kubelet.network}, kubelet "
+                     f"{'running' if kubelet.running else 'stopped'})", "dim")
+    title.append("   age ", "dim")
+    title.append(format_age(now - node.creation_time))
+    parts.append(title)
+
+    # What happens next: the controllers' own timers, as countdowns.
+    outlook = node_outlook(sim, name)
+    parts.append(_section("What happens next"))
+    if outlook:
+        for line in outlook:
+            parts.append(Text("  ▸ " + line, style="bold yellow"))
+    else:
+        parts.append(Text("  nothing is counting down for this node", style="dim"))
+
+    drain = fmt.drain_status(sim, name)
+    if drain is not None:
+        parts.extend(_drain_section(sim, drain))
+
+    # Conditions.
+    conditions = _table("TYPE", "STATUS", "REASON", "MESSAGE", "LAST HEARTBEAT", "LAST TRANSITION")
+    conditions.columns[3].max_width = 48
+    for cond in node.conditions.values():
+        status_style = {"True": "green", "False": "yellow", "Unknown": "bold red"}.get(cond.status, "")
+        if cond.type != "Ready" and cond.status == "False":
+            status_style = "green"
+        conditions.add_row(
+            cond.type, Text(cond.status, style=status_style), fmt.plain(cond.reason), fmt.plain(cond.message),
+            f"{fmt.sim_time(cond.last_heartbeat_time)} ({fmt.ago(now, cond.last_heartbeat_time)})",
+            f"{fmt.sim_time(cond.last_transition_time)} ({fmt.ago(now, cond.last_transition_time)})",
+        )
+    parts.append(_section("Conditions"))
+    parts.append(conditions)
+
+    # Taints and the lease, side by side.
+    taints = _table("TAINT", "ADDED")
+    for taint in node.taints:
+        effect_style = "bold red" if taint.effect == "NoExecute" else "yellow"
+        label = fmt.plain(str(taint), effect_style)
+        added = "-" if taint.time_added is None else f"{fmt.sim_time(taint.time_added)} ({fmt.ago(now, taint.time_added)})"
+        taints.add_row(label, added)
+    if not node.taints:
+        taints.add_row(Text("none", style="dim"), "")
+    lease = _table("LEASE", "")
+    lease.show_header = False
+    lease_obj = store.leases.get(name)
+    if lease_obj is None:
+        lease.add_row(Text("no Lease", style="dim"), "")
+    else:
+        grace = sim.nodelifecycle.config.node_monitor_grace_period
+        renew = kubelet.lease_renew_time if kubelet is not None else None
+        age = None if renew is None else now - renew
+        lease.add_row("name", f"{lease_obj.namespace}/{lease_obj.name}")
+        lease.add_row("holderIdentity", fmt.plain(lease_obj.holder_identity))
+        lease.add_row("leaseDurationSeconds", str(lease_obj.lease_duration_seconds))
+        age_style = "bold red" if age is not None and age > grace else ""
+        renew_text = Text(f"{fmt.sim_time(renew)} ", end="")
+        renew_text.append(f"({format_age(age)} ago)" if age is not None else "", style=age_style)
+        lease.add_row("renewTime", renew_text)
+        lease.add_row("node-monitor-grace-period", format_duration(grace))
+    side = Table.grid(padding=(0, 4))
+    side.add_column()
+    side.add_column()
+    side.add_row(Group(_section("Taints"), taints), Group(_section("Lease", "kube-node-lease"), lease))
+    parts.append(side)
+
+    # Shutdown groups from the kubelet config (shutdownGracePeriod/CriticalPods migrated to groups).
+    if kubelet is not None:
+        groups = shutdown_groups(kubelet.config)
+        cfg = kubelet.config
+        if cfg.shutdown_grace_period_by_pod_priority:
+            origin = "shutdownGracePeriodByPodPriority"
+        else:
+            origin = (f"shutdownGracePeriod {format_duration(cfg.shutdown_grace_period)}, "
+                      f"shutdownGracePeriodCriticalPods {format_duration(cfg.shutdown_grace_period_critical_pods)}")
+        parts.append(_section("Shutdown groups", origin))
+        if not groups:
+            parts.append(Text("  graceful node shutdown is not configured: a shutdown powers off at once",
+                              style="dim"))
+        else:
+            state = kubelet.shutdown
+            line = Text("  ")
+            for i, group in enumerate(groups):
+                label = f"priority ≥ {group.priority}: {group.seconds}s"
+                style = ""
+                if state is not None:
+                    if i < state.index:
+                        style = "dim strike"
+                    elif i == state.index:
+                        left = max(0, (state.group_ends_at or now) - now)
+                        label += f" ◀ running, {format_duration(left // 1000 * 1000)} left, {len(state.waiting)} pod(s) stopping"
+                        style = "bold yellow"
+                line.append(label, style)
+                if i < len(groups) - 1:
+                    line.append("  →  ", "dim")
+            parts.append(line)
+
+    # Pods on the node.
+    pods = sorted(store.pods_on(name), key=lambda p: (-p.priority, p.name))
+    pod_table = _table("POD", "STATUS", "PRIORITY", "CPU", "MEMORY", "NEXT")
+    pod_table.columns[5].max_width = 70
+    for pod in pods:
+        pod_table.add_row(fmt.plain(pod.key), fmt.pod_status_text(pod), fmt.plain(fmt.priority_label(pod)),
+                          fmt.pod_cpu(pod), fmt.pod_mem(pod), fmt.plain(pod_outlook(sim, pod), "yellow"))
+    parts.append(_section("Pods", f"{len(pods)} (requests {fmt.cpu_pair(node.requested_cpu, node.allocatable_cpu)} cpu, "
+                                  f"{fmt.mem_pair(node.requested_memory, node.allocatable_memory)} memory)"))
+    if pods:
+        parts.append(pod_table)
+
+    recent = recent_events(sim, name, {p.key for p in pods}, 8)
+    if recent:
+        parts.append(_section("Recent events", "about this node and its pods"))
+        events = _table("AT", "TYPE", "REASON", "OBJECT", "MESSAGE")
+        events.columns[4].max_width = 80
+        for event in recent:
+            events.add_row(format_duration(event.time), Text(event.type, style="yellow" if event.type == "Warning" else ""),
+                           fmt.plain(event.reason), fmt.plain(event.object), fmt.plain(event.message))
+        parts.append(events)
+    return Group(*parts)
+
+
+def recent_events(sim: "Simulation", node: str, pod_keys: set[str], count: int, scan: int = 600) -> list:
+    """The newest events about a node or its pods, looking back at most `scan` events (bounded work)."""
+    events = sim.store.recorder.events
+    wanted = f"Node/{node}"
+    pod_refs = {f"Pod/{key}" for key in pod_keys}
+    out = []
+    for i in range(1, min(scan, len(events)) + 1):
+        event = events[-i]
+        if event.object == wanted or event.object in pod_refs:
+            out.append(event)
+            if len(out) >= count:
+                break
+    return out[::-1]
+
+
+def _drain_section(sim: "Simulation", status) -> list[RenderableType]:
+    now = sim.clock.now
+    parts: list[RenderableType] = []
+    head = Text()
+    head.append_text(fmt.drain_text(sim, status.node))
+    head.append(f"   kubectl drain {status.node} {fmt.drain_flags(status.options)}".rstrip(), "dim")
+    head.append(f"   started {format_duration(status.started_at)} ({fmt.ago(now, status.started_at)})", "dim")
+    parts.append(_section("Drain"))
+    parts.append(Text("  ") + head)
+    remaining = status.remaining
+    if status.phase == "Running":
+        line = Text(f"  {len(remaining)} of {len(status.pods)} pod(s) still to go", style="bold")
+        retry = status.next_retry
+        if retry is not None:
+            line.append(f"; next eviction retry in {format_duration(max(0, retry - now) // 1000 * 1000)}", "yellow")
+        if status.deadline is not None:
+            line.append(f"; --timeout ends it in {format_duration(max(0, status.deadline - now) // 1000 * 1000)}",
+                        "yellow")
+        parts.append(line)
+    if status.error:
+        parts.append(Text(f"  error: {status.error}", style="bold red"))
+    blocked = [p for p in status.pods.values() if p.state == "Blocked"]
+    if blocked:
+        table = _table("BLOCKED POD", "BY BUDGET", "REFUSALS", "WHY (429)")
+        table.columns[3].max_width = 90
+        for entry in blocked[:8]:
+            table.add_row(fmt.plain(entry.key), fmt.plain(entry.blocked_by or "-", "bold red"), str(entry.refusals),
+                          fmt.plain(entry.cause or entry.message))
+        parts.append(table)
+        if len(blocked) > 8:
+            parts.append(Text(f"  … and {len(blocked) - 8} more blocked", style="dim"))
+    output = list(status.output)[-4:]
+    for at, stream, line in output:
+        parts.append(Text(f"  {format_duration(at):>8}  {line}", style="red" if stream == "err" else "dim",
+                          overflow="ellipsis", no_wrap=True))
+    return parts
+
+
+def pdb_detail(sim: "Simulation", key: str) -> RenderableType:
+    pdb = sim.store.pdbs.get(key) if hasattr(sim.store, "pdbs") else None
+    if pdb is None:
+        return Text(f"PodDisruptionBudget {key} is gone", style="dim")
+    now = sim.clock.now
+    parts: list[RenderableType] = []
+    title = Text()
+    title.append(f" {pdb.key} ", "bold reverse")
+    title.append("   selector ", "dim")
+    title.append(", ".join(f"{k}={v}" for k, v in sorted(pdb.selector.items())))
+    if pdb.min_available is not None:
+        title.append("   minAvailable ", "dim")
+        title.append(str(pdb.min_available))
+    if pdb.max_unavailable is not None:
+        title.append("   maxUnavailable ", "dim")
+        title.append(str(pdb.max_unavailable))
+    parts.append(title)
+    status = Text("  ")
+    status.append(f"currentHealthy {pdb.current_healthy}  desiredHealthy {pdb.desired_healthy}  "
+                  f"expectedPods {pdb.expected_pods}  ")
+    status.append(f"disruptionsAllowed {pdb.disruptions_allowed}",
+                  "bold green" if pdb.disruptions_allowed > 0 else "bold red")
+    parts.append(_section("Status"))
+    parts.append(status)
+    for cond in pdb.conditions.values():
+        parts.append(Text(f"  {cond.type}={cond.status} {cond.reason} {cond.message}".rstrip(), style="dim"))
+    if pdb.disrupted_pods:
+        parts.append(_section("disruptedPods", "evictions the controller has not seen finish yet (2m timeout)"))
+        for pod, at in sorted(pdb.disrupted_pods.items()):
+            parts.append(Text(f"  {pod}  evicted at {format_duration(at)} ({fmt.ago(now, at)})"))
+    blocking = fmt.pdb_blocking(sim, pdb.key)
+    if blocking:
+        parts.append(_section("Blocking drains"))
+        for node, pods in sorted(blocking.items()):
+            parts.append(Text(f"  kubectl drain {node}: {len(pods)} pod(s) refused: {', '.join(pods[:6])}",
+                              style="bold red"))
+    return Group(*parts)
+
+
+def pod_detail(sim: "Simulation", key: str) -> RenderableType:
+    pod = sim.store.pods.get(key)
+    if pod is None:
+        return Text(f"pod {key} is gone", style="dim")
+    now = sim.clock.now
+    parts: list[RenderableType] = []
+    title = Text()
+    title.append(f" {pod.key} ", "bold reverse")
+    title.append("  ")
+    title.append_text(fmt.pod_status_text(pod))
+    title.append("   node ", "dim")
+    title.append(pod.node_name or "-")
+    title.append("   priority ", "dim")
+    title.append(fmt.priority_label(pod))
+    title.append("   requests ", "dim")
+    title.append(f"cpu {fmt.pod_cpu(pod)}, memory {fmt.pod_mem(pod)}")
+    if pod.owner is not None:
+        title.append("   owner ", "dim")
+        title.append(f"{pod.owner.kind}/{pod.owner.name}")
+    title.append("   age ", "dim")
+    title.append(format_age(now - pod.creation_time))
+    parts.append(title)
+    if not pod.node_name:
+        parts.append(_section("Scheduling queue"))
+        queue = Text("  ")
+        queue.append_text(fmt.queue_text(sim, pod))
+        if pod.nominated_node_name:
+            queue.append(f"   nominatedNodeName {pod.nominated_node_name}", "cyan")
+        parts.append(queue)
+        parts.append(_section("kube-scheduler says"))
+        attempt = sim.scheduler.last_attempt.get(pod.key)
+        if attempt is not None:
+            parts.append(Text(f"  {attempt.message}", style="bold"))
+            parts.append(Text(f"  (last attempt at {format_duration(attempt.time)}, {fmt.ago(now, attempt.time)})",
+                              style="dim"))
+        else:
+            parts.append(Text("  no scheduling attempt yet", style="dim"))
+    outlook = pod_outlook(sim, pod)
+    if outlook and pod.node_name:
+        parts.append(_section("What happens next"))
+        parts.append(Text("  ▸ " + outlook, style="bold yellow"))
+    conds = _table("CONDITION", "STATUS", "REASON", "MESSAGE")
+    for cond in pod.conditions.values():
+        conds.add_row(cond.type, cond.status, fmt.plain(cond.reason), fmt.plain(cond.message))
+    if pod.conditions:
+        parts.append(_section("Conditions"))
+        parts.append(conds)
+    if pod.tolerations:
+        parts.append(_section("Tolerations"))
+        parts.append(Text("  " + ", ".join(str(t) for t in pod.tolerations), style="dim"))
+    return Group(*parts)
+
+
+class DetailPane(VerticalScroll):
+    """A scrolling pane showing one renderable; the view sets what it shows each frame."""
+
+    DEFAULT_CSS = """
+    DetailPane {
+        height: 1fr;
+        border-top: solid $primary-muted;
+        padding: 0 1;
+        background: $surface;
+    }
+    DetailPane > Static { width: 100%; }
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.body = Static("", id=f"{id}-body" if id else None)
+        self.can_focus = False
+
+    def compose(self):
+        yield self.body
+
+    def show(self, renderable: RenderableType) -> None:
+        self.body.update(renderable)

@@ -1,0 +1,564 @@
+"""A virtual table: rows are keys in a sorted list; cells are read from a source only for the lines
+on screen.
+
+Why not DataTable: in Textual 8, `DataTable.remove_row` rebuilds its key→index map (O(rows) per
+removed row) and every `update_cell` bumps an update counter that makes the next render rebuild the
+row order and y-offset lists (O(rows) per frame). With 150,000 pods, lease ages that change for every
+node every tick, and hundreds of pods moving per second, that is O(all rows) Python work per frame.
+Here the per-frame cost is O(rows changed) for bookkeeping (bisect into a sorted list, or a merge for
+bulk changes) plus O(lines visible) for rendering, whatever the table size (design rule 5, toolong's
+approach).
+
+Rows keep their place on screen: the cursor stays on its row key, and when rows come or go above it
+the view scrolls with it, so the selected row does not jump. A table with `follow_tail` (the event
+log) keeps showing the newest row while the cursor is on the last row and the view is at its end.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Hashable, Iterable, Iterator, Protocol, Sequence
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+Cell = "str | Text"
+BULK = 64  # above this many keys a change is merged into the sorted list in one pass
+
+
+@dataclass(slots=True)
+class Column:
+    key: str
+    label: str
+    width: int = 0  # grows to the widest cell seen on screen, up to max_width
+    max_width: int = 40
+    justify: str = "left"
+    flex: bool = False  # takes the width left over (the last, long column: MESSAGE, REASON)
+
+    def __post_init__(self) -> None:
+        self.width = max(self.width, cell_len(self.label))
+
+
+class RowSource(Protocol):
+    """Where a table's cells come from. Every method is called only while `readable()` is true."""
+
+    def readable(self) -> bool: ...
+
+    def sort_key(self, key: Hashable) -> Any: ...
+
+    def cells(self, key: Hashable) -> Sequence["str | Text"]: ...
+
+    def match_text(self, key: Hashable) -> str: ...
+
+
+class VirtualTable(ScrollView, can_focus=True):
+    """A table that renders only its visible lines (see module doc)."""
+
+    BINDINGS = [
+        Binding("up", "cursor_up", "Up", show=False, id="table.cursor-up", tooltip="Previous row"),
+        Binding("down", "cursor_down", "Down", show=False, id="table.cursor-down", tooltip="Next row"),
+        Binding("pageup", "page_up", "Page up", show=False, id="table.page-up", tooltip="One screen up"),
+        Binding("pagedown", "page_down", "Page down", show=False, id="table.page-down", tooltip="One screen down"),
+        Binding("home", "first", "First row", show=False, id="table.first", tooltip="The first row"),
+        Binding("end", "last", "Last row (follow)", show=False, id="table.last", tooltip="The last row; the event log follows new events from there"),
+        Binding("left", "scroll_left", "Scroll left", show=False, id="table.left", tooltip="Scroll wide tables"),
+        Binding("right", "scroll_right", "Scroll right", show=False, id="table.right", tooltip="Scroll wide tables"),
+    ]
+
+    COMPONENT_CLASSES = {"vtable--header", "vtable--cursor", "vtable--placeholder"}
+
+    DEFAULT_CSS = """
+    VirtualTable {
+        background: $surface;
+        color: $foreground;
+        height: 1fr;
+        & > .vtable--header {
+            text-style: bold;
+            background: $panel;
+            color: $foreground;
+        }
+        & > .vtable--cursor {
+            background: $block-cursor-blurred-background;
+        }
+        &:focus > .vtable--cursor {
+            background: $block-cursor-background;
+            text-style: bold;
+        }
+        & > .vtable--placeholder {
+            color: $text-muted;
+        }
+    }
+    """
+
+    class CursorMoved(Message):
+        """The cursor is on a different row (or the table became empty: key None)."""
+
+        def __init__(self, table: "VirtualTable", key: Hashable | None) -> None:
+            super().__init__()
+            self.table = table
+            self.key = key
+
+        @property
+        def control(self) -> "VirtualTable":
+            return self.table
+
+    class Activated(Message):
+        """Enter (or a double click) on a row."""
+
+        def __init__(self, table: "VirtualTable", key: Hashable) -> None:
+            super().__init__()
+            self.table = table
+            self.key = key
+
+        @property
+        def control(self) -> "VirtualTable":
+            return self.table
+
+    def __init__(
+        self,
+        columns: list[Column],
+        source: RowSource,
+        *,
+        follow_tail: bool = False,
+        volatile: bool = True,
+        cell_padding: int = 1,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.columns = columns
+        self.source = source
+        self.follow_tail = follow_tail
+        # Volatile rows hold values that change with time (ages, countdowns): every frame in which the
+        # clock moved re-renders the visible lines (and only those).
+        self.volatile = volatile
+        self.cell_padding = cell_padding
+        self._skeys: dict[Hashable, Any] = {}  # every row (filtered or not) -> its sort key
+        self._rows: list[tuple[Any, Hashable]] = []  # shown rows, sorted
+        self._shown: set[Hashable] = set()
+        self._filter = ""
+        self._cursor_key: Hashable | None = None
+        self._cursor_index = 0
+        self._cache: dict[Hashable, Strip] = {}
+        self._header_cache: Strip | None = None
+        self._widths_grew = False
+        self._last_posted: Hashable | None = object()
+        self.render_count = 0  # lines rendered (for tests and the benchmark)
+
+    # ---------------------------------------------------------------- queries
+
+    @property
+    def row_count(self) -> int:
+        """Rows shown (after the filter)."""
+        return len(self._rows)
+
+    @property
+    def total_count(self) -> int:
+        return len(self._skeys)
+
+    @property
+    def cursor_key(self) -> Hashable | None:
+        return self._cursor_key
+
+    @property
+    def cursor_index(self) -> int:
+        return self._cursor_index
+
+    @property
+    def filter(self) -> str:
+        return self._filter
+
+    def keys(self) -> list[Hashable]:
+        """The shown keys in order (O(rows): for tests and one-off use, not per frame)."""
+        return [key for _, key in self._rows]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._skeys
+
+    def is_shown(self, key: Hashable) -> bool:
+        return key in self._shown
+
+    def index_of(self, key: Hashable) -> int | None:
+        if key not in self._shown:
+            return None
+        entry = (self._skeys[key], key)
+        index = bisect_left(self._rows, entry)
+        return index if index < len(self._rows) and self._rows[index] == entry else None
+
+    @property
+    def visible_rows(self) -> int:
+        """How many data lines fit under the header."""
+        return max(1, self.scrollable_content_region.height - 1)
+
+    def visible_keys(self) -> list[Hashable]:
+        top = int(self.scroll_y)
+        return [key for _, key in self._rows[top: top + self.visible_rows]]
+
+    # ---------------------------------------------------------------- filter
+
+    def _matches(self, key: Hashable) -> bool:
+        needle = self._filter
+        if not needle:
+            return True
+        negate = needle.startswith("!")
+        if negate:
+            needle = needle[1:]
+        if not needle:
+            return True
+        found = needle in self.source.match_text(key).lower()
+        return found != negate
+
+    def set_filter(self, text: str) -> None:
+        """Show only rows whose text contains `text` (case-insensitive; "!text" inverts). O(rows), once."""
+        text = text.strip().lower()
+        if text == self._filter:
+            return
+        self._filter = text
+        with self._keep_place():
+            shown = [(skey, key) for key, skey in self._skeys.items() if self._matches(key)]
+            shown.sort()
+            self._rows = shown
+            self._shown = {key for _, key in shown}
+        self._invalidate_all()
+
+    # ---------------------------------------------------------------- changes
+
+    def replace_all(self, keys: Iterable[Hashable]) -> None:
+        """Set the rows from scratch (loading a scenario). Not for per-tick use."""
+        source = self.source
+        self._skeys = {key: source.sort_key(key) for key in keys}
+        with self._keep_place():
+            rows = [(skey, key) for key, skey in self._skeys.items() if self._matches(key)]
+            rows.sort()
+            self._rows = rows
+            self._shown = {key for _, key in rows}
+        self._invalidate_all()
+
+    def upsert(self, keys: Iterable[Hashable]) -> None:
+        """Rows that appeared or changed: new ones are inserted in order, changed ones re-rendered
+        (and re-filtered)."""
+        source = self.source
+        filtering = bool(self._filter)
+        add: list[tuple[Any, Hashable]] = []
+        drop: list[tuple[Any, Hashable]] = []
+        cache = self._cache
+        for key in keys:
+            cache.pop(key, None)
+            skey = self._skeys.get(key)
+            if skey is None:
+                skey = self._skeys[key] = source.sort_key(key)
+                if not filtering or self._matches(key):
+                    add.append((skey, key))
+            elif filtering:
+                match = self._matches(key)
+                if match and key not in self._shown:
+                    add.append((skey, key))
+                elif not match and key in self._shown:
+                    drop.append((skey, key))
+        if add or drop:
+            with self._keep_place():
+                self._remove_entries(drop)
+                self._insert_entries(add)
+        elif keys:
+            self.refresh()
+
+    def remove(self, keys: Iterable[Hashable]) -> None:
+        drop = []
+        for key in keys:
+            skey = self._skeys.pop(key, None)
+            self._cache.pop(key, None)
+            if skey is not None and key in self._shown:
+                drop.append((skey, key))
+        if drop:
+            with self._keep_place():
+                self._remove_entries(drop)
+
+    def _insert_entries(self, entries: list[tuple[Any, Hashable]]) -> None:
+        if not entries:
+            return
+        rows = self._rows
+        if len(entries) > BULK:
+            entries.sort()
+            rows.extend(entries)
+            rows.sort()  # timsort merges the two sorted runs in O(n)
+        else:
+            for entry in entries:
+                rows.insert(bisect_left(rows, entry), entry)
+        self._shown.update(key for _, key in entries)
+
+    def _remove_entries(self, entries: list[tuple[Any, Hashable]]) -> None:
+        if not entries:
+            return
+        rows = self._rows
+        if len(entries) > BULK:
+            gone = {key for _, key in entries}
+            self._rows = [entry for entry in rows if entry[1] not in gone]
+        else:
+            for entry in entries:
+                index = bisect_left(rows, entry)
+                if index < len(rows) and rows[index] == entry:
+                    del rows[index]
+        self._shown.difference_update(key for _, key in entries)
+
+    @contextmanager
+    def _keep_place(self) -> Iterator[None]:
+        """Keep the cursor on its row and that row on its screen line across a change; follow the
+        tail when asked to."""
+        old_count = len(self._rows)
+        at_tail = self.follow_tail and (old_count == 0 or (
+            self._cursor_index >= old_count - 1 and self.scroll_y >= self.max_scroll_y))
+        cursor_key = self._cursor_key
+        old_index = self._cursor_index
+        screen_line = old_index - int(self.scroll_y)
+        yield
+        count = len(self._rows)
+        if at_tail and count:
+            self._cursor_index = count - 1
+        else:
+            index = self.index_of(cursor_key) if cursor_key is not None else None
+            self._cursor_index = min(old_index, count - 1) if index is None else index
+        self._cursor_index = max(0, self._cursor_index)
+        self._cursor_key = self._rows[self._cursor_index][1] if count else None
+        self._update_virtual_size()
+        if at_tail:
+            self.set_scroll(None, max(0, count + 1 - self.scrollable_content_region.height))
+        elif 0 <= screen_line < self.visible_rows:
+            self.set_scroll(None, max(0, min(self._cursor_index - screen_line, self._max_top())))
+        self._post_cursor()
+        self.refresh()
+
+    def _max_top(self) -> int:
+        return max(0, len(self._rows) + 1 - self.scrollable_content_region.height)
+
+    def invalidate(self, keys: Iterable[Hashable] | None = None) -> None:
+        """Re-render rows (all when keys is None) at the next paint; cheap, visible lines only."""
+        if keys is None:
+            self._invalidate_all()
+            return
+        for key in keys:
+            self._cache.pop(key, None)
+        self.refresh()
+
+    def _invalidate_all(self) -> None:
+        self._cache.clear()
+        self.refresh()
+
+    # ---------------------------------------------------------------- cursor
+
+    def move_cursor(self, index: int, *, scroll: bool = True) -> None:
+        count = len(self._rows)
+        if not count:
+            self._cursor_index, self._cursor_key = 0, None
+            self._post_cursor()
+            return
+        index = max(0, min(index, count - 1))
+        self._cursor_index = index
+        self._cursor_key = self._rows[index][1]
+        if scroll:
+            self._scroll_to_cursor()
+        self._post_cursor()
+        self.refresh()
+
+    def select_key(self, key: Hashable) -> bool:
+        index = self.index_of(key)
+        if index is None:
+            return False
+        self.move_cursor(index)
+        return True
+
+    def _scroll_to_cursor(self) -> None:
+        top = int(self.scroll_y)
+        rows = self.visible_rows
+        if self._cursor_index < top:
+            self.set_scroll(None, self._cursor_index)
+        elif self._cursor_index >= top + rows:
+            self.set_scroll(None, self._cursor_index - rows + 1)
+
+    def _post_cursor(self) -> None:
+        if self._cursor_key != self._last_posted:
+            self._last_posted = self._cursor_key
+            self.post_message(self.CursorMoved(self, self._cursor_key))
+
+    def action_cursor_up(self) -> None:
+        self.move_cursor(self._cursor_index - 1)
+
+    def action_cursor_down(self) -> None:
+        self.move_cursor(self._cursor_index + 1)
+
+    def action_page_up(self) -> None:
+        self.move_cursor(self._cursor_index - self.visible_rows)
+
+    def action_page_down(self) -> None:
+        self.move_cursor(self._cursor_index + self.visible_rows)
+
+    def action_first(self) -> None:
+        self.move_cursor(0)
+
+    def action_last(self) -> None:
+        self.move_cursor(len(self._rows) - 1)
+        self.set_scroll(None, self._max_top())
+
+    def action_scroll_left(self) -> None:
+        self.scroll_to(x=self.scroll_x - 8, animate=False)
+
+    def action_scroll_right(self) -> None:
+        self.scroll_to(x=self.scroll_x + 8, animate=False)
+
+    def key_enter(self) -> None:
+        if self._cursor_key is not None:
+            self.post_message(self.Activated(self, self._cursor_key))
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None or offset.y == 0:
+            return
+        index = int(self.scroll_y) + offset.y - 1
+        if index < len(self._rows):
+            self.move_cursor(index, scroll=False)
+            if event.chain == 2 and self._cursor_key is not None:
+                self.post_message(self.Activated(self, self._cursor_key))
+
+    # ---------------------------------------------------------------- layout
+
+    def _column_widths(self) -> list[int]:
+        widths = [c.width for c in self.columns]
+        pad = 2 * self.cell_padding
+        total = sum(widths) + pad * len(widths)
+        room = self.scrollable_content_region.width
+        flex = [i for i, c in enumerate(self.columns) if c.flex]
+        if flex and room > total:
+            widths[flex[-1]] += room - total
+        return widths
+
+    def _update_virtual_size(self) -> None:
+        pad = 2 * self.cell_padding
+        width = sum(c.width + pad for c in self.columns)  # a flex column counts at its minimum
+        self.virtual_size = Size(width, len(self._rows) + 1)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._update_virtual_size()
+        self._header_cache = None
+        self._invalidate_all()
+
+    def on_mount(self) -> None:
+        self._update_virtual_size()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._header_cache = None
+        self._cache.clear()
+
+    def _on_focus(self, event: events.Focus) -> None:
+        self.refresh()
+
+    def _on_blur(self, event: events.Blur) -> None:
+        self.refresh()
+
+    # ---------------------------------------------------------------- rendering
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        if y == 0:
+            return self._header_strip().crop_extend(scroll_x, scroll_x + width,
+                                                    self.get_component_rich_style("vtable--header"))
+        index = scroll_y + y - 1
+        if index >= len(self._rows):
+            return Strip.blank(width, base)
+        strip = self._row_strip(index)
+        if index == self._cursor_index:
+            return strip.crop_extend(scroll_x, scroll_x + width, base + self._cursor_post_style())
+        return strip.crop_extend(scroll_x, scroll_x + width, base)
+
+    def _header_strip(self) -> Strip:
+        if self._header_cache is None:
+            style = self.get_component_rich_style("vtable--header")
+            cells = [Text(c.label, end="") for c in self.columns]
+            self._header_cache = self._render_cells(cells, style, measure=False)
+        return self._header_cache
+
+    def _row_strip(self, index: int) -> Strip:
+        key = self._rows[index][1]
+        is_cursor = index == self._cursor_index
+        cached = self._cache.get(key)
+        if cached is None:
+            if self.source.readable():
+                cells = self.source.cells(key)
+                cached = self._render_cells(cells, self.rich_style)
+                self.render_count += 1
+                if len(self._cache) > 4 * max(self.visible_rows, 16):
+                    self._cache.clear()
+                self._cache[key] = cached
+            else:
+                # The engine is busy in its thread: show the key until the next frame fills it in.
+                style = self.get_component_rich_style("vtable--placeholder")
+                return self._render_cells([Text(str(key), end=""), "…"], style, measure=False)
+        if is_cursor:
+            return Strip(Segment.apply_style(cached, post_style=self._cursor_post_style()), cached.cell_length)
+        return cached
+
+    def _cursor_post_style(self) -> Style:
+        """The cursor's background (and boldness) over the cells' own colours."""
+        cursor = self.get_component_rich_style("vtable--cursor")
+        return Style(bgcolor=cursor.bgcolor, bold=cursor.bold)
+
+    def _render_cells(self, cells: Sequence["str | Text"], base: Style, measure: bool = True) -> Strip:
+        console = self.app.console
+        columns = self.columns
+        if measure:
+            for column, cell in zip(columns, cells):
+                if column.flex:
+                    continue  # takes the room left over; longer text is cut with an ellipsis
+                length = cell.cell_len if isinstance(cell, Text) else cell_len(cell)
+                if length > column.width and column.width < column.max_width:
+                    column.width = min(length, column.max_width)
+                    self._widths_grew = True
+            if self._widths_grew:
+                self._widths_grew = False
+                self._header_cache = None
+                self._update_virtual_size()
+                self.call_later(self._invalidate_all)
+        widths = self._column_widths()
+        pad = " " * self.cell_padding
+        segments: list[Segment] = []
+        for column, width, cell in zip(columns, widths, cells):
+            segments.append(Segment(pad))
+            if isinstance(cell, Text):
+                text = cell
+                if text.cell_len > width:
+                    text = text.copy()
+                    text.truncate(width, overflow="ellipsis")
+                gap = width - text.cell_len
+                if column.justify == "right" and gap > 0:
+                    segments.append(Segment(" " * gap))
+                segments.extend(text.render(console))
+                if column.justify != "right" and gap > 0:
+                    segments.append(Segment(" " * gap))
+            else:
+                text = str(cell)
+                length = cell_len(text)
+                if length > width:
+                    text = set_cell_size(text, max(0, width - 1)) + "…" if width > 0 else ""
+                elif column.justify == "right":
+                    text = " " * (width - length) + text
+                else:
+                    text = text + " " * (width - length)
+                segments.append(Segment(text))
+            segments.append(Segment(pad))
+        # Columns missing from `cells` render blank.
+        for column, width in list(zip(columns, widths))[len(cells):]:
+            segments.append(Segment(" " * (width + 2 * self.cell_padding)))
+        segments = list(Segment.apply_style(segments, base))
+        return Strip(segments)

@@ -1,0 +1,83 @@
+"""What the tables print, in kubectl's words."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from freezegun import freeze_time
+
+from playground.engine import Operation, Simulation
+from playground.engine.objects import Condition, Node, Taint
+from playground.scenario import load_scenario
+from playground.tui import format as fmt
+
+from tui_helpers import SMALL
+
+
+def node(ready: str | None, unschedulable: bool = False) -> Node:
+    n = Node("n", "uid", {}, 1000, 1 << 30, 110, 1000, 1 << 30, 110, 0, unschedulable=unschedulable)
+    if ready is not None:
+        n.conditions["Ready"] = Condition("Ready", ready)
+    return n
+
+
+def test_node_status_as_kubectl_prints_it():
+    assert fmt.node_status(node("True")) == "Ready"
+    assert fmt.node_status(node("False")) == "NotReady"
+    assert fmt.node_status(node("Unknown")) == "NotReady"  # printNode: anything but True is NotReady
+    assert fmt.node_status(node(None)) == "Unknown"
+    assert fmt.node_status(node("True", unschedulable=True)) == "Ready,SchedulingDisabled"
+
+
+def test_compact_taints():
+    taints = [Taint("node.kubernetes.io/unreachable", "NoSchedule"), Taint("node.kubernetes.io/unreachable", "NoExecute"),
+              Taint("dedicated", "NoSchedule", "db")]
+    assert fmt.compact_taints(taints) == "unreachable:NS+NE, dedicated=db:NS"
+    assert fmt.compact_taints([]) == ""
+
+
+def test_quantities():
+    assert fmt.cores(4000) == "4" and fmt.cores(3500) == "3.5" and fmt.cores(250) == "250m"
+    assert fmt.cpu_pair(2600, 4000) == "2.6/4"
+    assert fmt.mem_pair(0, 16 << 30) == "0/16Gi"
+
+
+def test_wall_time_is_the_scenario_epoch_plus_simulated_time():
+    assert fmt.wall_time(0) == "2026-01-01 00:00:00Z"
+    assert fmt.wall_time(133_000) == "2026-01-01 00:02:13Z"
+    assert fmt.wall_time(1_500) == "2026-01-01 00:00:01.5Z"
+    assert fmt.wall_time(0, datetime(2030, 5, 1, tzinfo=timezone.utc)) == "2030-05-01 00:00:00Z"
+
+
+def test_the_clock_on_screen_does_not_depend_on_the_wall_clock():
+    from playground.tui.widgets.header import header_text
+
+    class Fake:
+        sim = Simulation(load_scenario(SMALL))
+        scenario_path = SMALL
+        epoch = fmt.SCENARIO_EPOCH
+
+        class runner:
+            paused, busy, speed = True, False, 1
+
+    with freeze_time("2031-07-04 12:00:00"):
+        one = header_text(Fake).plain  # type: ignore[arg-type]
+    with freeze_time("1999-12-31 23:59:59"):
+        two = header_text(Fake).plain  # type: ignore[arg-type]
+    assert one == two and "2026-01-01 00:00:00Z" in one and "PAUSED" in one
+
+
+def test_pod_status_and_lease_age():
+    sim = Simulation(load_scenario(SMALL))
+    sim.run_until(5)
+    pods = {p.name: p for p in sim.store.pods.values()}
+    assert fmt.pod_status(pods["huge"]) == "Pending"
+    assert fmt.is_pending(pods["huge"])
+    web = next(p for p in pods.values() if p.name.startswith("web-"))
+    assert fmt.pod_status(web) == "Running" and fmt.pod_ready(web) == "1/1"
+    assert fmt.lease_age(sim, "a-1") == 5000
+    sim.apply(Operation("power-off", node="a-1"))
+    sim.run_until(70)
+    assert fmt.lease_age(sim, "a-1") == 70_000  # no renewal since time 0
+    assert fmt.lease_age_text(sim, "a-1").style == "bold red"  # past node-monitor-grace-period (50s)
+    assert fmt.lease_age_text(sim, "a-2").style == ""

@@ -1,0 +1,111 @@
+"""The runner: speed to ticks, the frame budget, the carried backlog, pause and single steps."""
+
+from __future__ import annotations
+
+from playground.engine import Simulation
+from playground.engine.store import ChangeSet
+from playground.scenario import load_scenario
+from playground.tui.runner import SPEEDS, EngineRunner, merge_changes
+
+from tui_helpers import SMALL
+
+
+class FakeClock:
+    """Wall time that moves only when told, and a bit on every reading (so a budget can run out)."""
+
+    def __init__(self, per_read: float = 0.0) -> None:
+        self.now = 100.0
+        self.per_read = per_read
+
+    def __call__(self) -> float:
+        self.now += self.per_read
+        return self.now
+
+
+def runner(**kwargs) -> tuple[EngineRunner, FakeClock]:
+    clock = FakeClock(kwargs.pop("per_read", 0.0))
+    sim = Simulation(load_scenario(SMALL), event_limit=500)
+    return EngineRunner(sim, threaded=False, clock=clock, **kwargs), clock
+
+
+async def test_paused_runs_nothing_and_steps_run_one_tick_each():
+    r, clock = runner(paused=True)
+    clock.now += 5
+    result = await r.frame()
+    assert result.ticks == 0 and r.sim.clock.now == 0
+    r.request_steps(3)
+    result = await r.frame()
+    assert result.ticks == 3 and r.sim.clock.now == 3 * r.sim.tick
+
+
+async def test_speed_sets_ticks_per_wall_second():
+    r, clock = runner(paused=False, speed=10)
+    await r.frame()  # the first frame only starts the wall clock
+    clock.now += 0.5
+    result = await r.frame()
+    assert result.ticks == 5  # ×10 with 1 s ticks: 10 ticks per wall second
+    clock.now += 0.25
+    result = await r.frame()
+    assert result.ticks == 2 and abs(r.owed - 0.5) < 1e-9  # the half tick is carried
+
+
+async def test_budget_bounds_a_frame_and_the_rest_is_carried():
+    # Every clock reading costs 1 ms: with a 5 ms budget a frame runs only a few ticks.
+    r, clock = runner(paused=False, speed=1000, budget=0.005, per_read=0.001)
+    await r.frame()
+    start = r._last_wall
+    clock.now += 0.1  # 100 ticks owed at ×1000
+    result = await r.frame()
+    assert 1 <= result.ticks < 10
+    assert r.owed > 80
+    total = result.ticks
+    for _ in range(5):
+        total += (await r.frame()).ticks
+    # Nothing is lost: what ran plus what is carried is what the wall time asked for.
+    assert abs(total + r.owed - (r._last_wall - start) * 1000) < 1e-6
+    assert r.sim.clock.now == total * r.sim.tick
+
+
+async def test_backlog_is_bounded_when_the_speed_cannot_be_reached():
+    r, clock = runner(paused=False, speed=1000, budget=0.001, per_read=0.001)
+    await r.frame()
+    clock.now += 30  # a long stall: 30,000 ticks would be owed
+    await r.frame()
+    assert r.owed <= 1000 * 0.5
+
+
+def test_speeds_go_up_and_down_within_the_list():
+    r, _ = runner(paused=True)
+    assert r.speed == 1
+    assert r.slower() == 1
+    seen = [r.faster() for _ in range(len(SPEEDS) + 2)]
+    assert seen[-1] == 1000 and seen[0] == 2
+    assert r.slower() == 500
+
+
+async def test_operation_changes_reach_the_next_frame():
+    from playground.engine import Operation
+
+    r, _ = runner(paused=True)
+    r.apply(Operation("cordon", node="a-1"))
+    result = await r.frame()
+    assert "a-1" in result.changes.nodes
+
+
+def test_merge_changes_unions_every_field():
+    a = ChangeSet(nodes={"a"}, events=2)
+    b = ChangeSet(nodes={"b"}, pods={"ns/p"}, zones=True, events=3)
+    merged = merge_changes(a, b)
+    assert merged.nodes == {"a", "b"} and merged.pods == {"ns/p"} and merged.zones and merged.events == 5
+
+
+async def test_threaded_frames_give_the_same_simulation():
+    """Stepping in the worker thread changes nothing but where the work runs."""
+    threaded = EngineRunner(Simulation(load_scenario(SMALL), event_limit=500), paused=True, threaded=True)
+    inline = EngineRunner(Simulation(load_scenario(SMALL), event_limit=500), paused=True, threaded=False)
+    for r in (threaded, inline):
+        await r.run_ticks(30)
+    threaded.close()
+    events = lambda r: [(e.time, e.reason, e.object, e.message) for e in r.sim.store.recorder.events]  # noqa: E731
+    assert threaded.sim.clock.now == inline.sim.clock.now == 30_000
+    assert events(threaded) == events(inline)

@@ -1,0 +1,185 @@
+"""The virtual table: rows by key in order, the cursor stays on its row, only visible lines render."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+
+from playground.tui.widgets.vtable import Column, VirtualTable
+
+
+class Source:
+    def __init__(self) -> None:
+        self.values: dict[str, str] = {}
+        self.reads = 0
+        self.idle = True
+
+    def readable(self) -> bool:
+        return self.idle
+
+    def sort_key(self, key):
+        return key
+
+    def cells(self, key):
+        self.reads += 1
+        return [key, self.values.get(key, "")]
+
+    def match_text(self, key):
+        return f"{key} {self.values.get(key, '')}"
+
+
+class TableApp(App):
+    def __init__(self, follow: bool = False) -> None:
+        super().__init__()
+        self.source = Source()
+        self.follow = follow
+        self.moves: list = []
+
+    def compose(self) -> ComposeResult:
+        yield VirtualTable([Column("name", "NAME", 8, 20), Column("value", "VALUE", 10, 40, flex=True)],
+                           self.source, follow_tail=self.follow, id="t")
+
+    def on_virtual_table_cursor_moved(self, event: VirtualTable.CursorMoved) -> None:
+        self.moves.append(event.key)
+
+
+def keys(n: int, prefix: str = "row") -> list[str]:
+    return [f"{prefix}-{i:05d}" for i in range(n)]
+
+
+async def test_rows_sorted_and_cursor_stays_on_its_row_when_rows_come_above():
+    app = TableApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(VirtualTable)
+        table.upsert(["b", "d", "f"])
+        table.move_cursor(1)
+        assert table.cursor_key == "d"
+        table.upsert(["a", "c"])
+        await pilot.pause()
+        assert table.keys() == ["a", "b", "c", "d", "f"]
+        assert table.cursor_key == "d" and table.cursor_index == 3
+        table.remove(["a", "b"])
+        assert table.cursor_key == "d" and table.cursor_index == 1
+        table.remove(["d"])  # the cursor's row goes: the cursor stays at its index
+        assert table.cursor_key == "f"
+
+
+async def test_selected_row_keeps_its_screen_line_when_rows_are_inserted_above():
+    app = TableApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(VirtualTable)
+        table.upsert(keys(200))
+        await pilot.pause()
+        table.select_key("row-00100")
+        await pilot.pause()
+        line = table.cursor_index - int(table.scroll_y)
+        table.upsert(keys(50, "aaa"))  # sorts before every "row-"
+        await pilot.pause()
+        assert table.cursor_key == "row-00100"
+        assert table.cursor_index == 150
+        assert table.cursor_index - int(table.scroll_y) == line
+
+
+async def test_only_visible_lines_are_read_from_the_source():
+    app = TableApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(VirtualTable)
+        table.upsert(keys(100_000))
+        await pilot.pause()
+        assert table.row_count == 100_000
+        # 12 lines high: a header and 11 rows; the source was asked for about a screenful, not 100,000.
+        assert 0 < app.source.reads <= 40
+        before = app.source.reads
+        table.upsert(["row-99999"])  # a change far below the screen costs no read
+        await pilot.pause()
+        table.invalidate()
+        await pilot.pause()
+        assert app.source.reads - before <= 40
+
+
+async def test_engine_busy_shows_placeholders_without_reading():
+    app = TableApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(VirtualTable)
+        app.source.idle = False
+        table.upsert(keys(5))
+        await pilot.pause()
+        assert app.source.reads == 0
+        line = table.render_line(1).text
+        assert line.lstrip().startswith("row-000") and "…" in line  # the key, cut to its column
+        app.source.idle = True
+        table.invalidate()
+        await pilot.pause()
+        assert app.source.reads > 0
+
+
+async def test_filter_and_inverted_filter():
+    app = TableApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(VirtualTable)
+        app.source.values = {"a": "red", "b": "green", "c": "red"}
+        table.upsert(["a", "b", "c"])
+        table.set_filter("RED")
+        assert table.keys() == ["a", "c"] and table.total_count == 3
+        table.set_filter("!red")
+        assert table.keys() == ["b"]
+        # A row that changes is filtered again.
+        app.source.values["b"] = "red"
+        table.upsert(["b"])
+        assert table.keys() == []
+        table.set_filter("")
+        assert table.keys() == ["a", "b", "c"]
+
+
+async def test_bulk_changes_merge_in_order():
+    app = TableApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(VirtualTable)
+        table.upsert(keys(1000)[::2])
+        table.upsert(keys(1000)[1::2])
+        assert table.keys() == keys(1000)
+        table.remove(keys(1000)[:900])
+        assert table.keys() == keys(1000)[900:]
+
+
+async def test_follow_tail_unless_scrolled_up():
+    app = TableApp(follow=True)
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(VirtualTable)
+        table.upsert(keys(50))
+        await pilot.pause()
+        assert table.cursor_key == "row-00049"
+        table.upsert(["row-00050", "row-00051"])
+        await pilot.pause()
+        assert table.cursor_key == "row-00051"
+        assert table.scroll_y == table.max_scroll_y
+        table.focus()
+        await pilot.press("up", "up", "up")
+        assert table.cursor_key == "row-00048"
+        top = table.scroll_y
+        table.upsert(["row-00052"])
+        await pilot.pause()
+        assert table.cursor_key == "row-00048" and table.scroll_y == top
+        await pilot.press("end")  # back to the tail: following again
+        table.upsert(["row-00053"])
+        await pilot.pause()
+        assert table.cursor_key == "row-00053"
+
+
+async def test_keys_move_the_cursor_and_post_messages():
+    app = TableApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(VirtualTable)
+        table.upsert(keys(100))
+        table.focus()
+        await pilot.pause()
+        await pilot.press("down", "down")
+        assert table.cursor_key == "row-00002"
+        await pilot.press("pagedown")
+        assert table.cursor_index == 2 + table.visible_rows
+        await pilot.press("end")
+        assert table.cursor_key == "row-00099"
+        await pilot.press("home")
+        assert table.cursor_key == "row-00000"
+        await pilot.pause()
+        assert app.moves[-1] == "row-00000"
+        assert "row-00002" in app.moves

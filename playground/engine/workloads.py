@@ -92,6 +92,9 @@ class WorkloadControllers:
         self.dirty_daemon_nodes: set[str] = set()
         self._timer: int | None = None
         self._replicasets: dict[str, str] = {}
+        # ReplicaSet name -> its active pods (neither terminal nor being deleted), kept from pod events
+        # so that a sync costs the replicas it creates or deletes, not a scan of every pod it owns.
+        self._active: dict[str, dict[str, Pod]] = {}
         # (DaemonSet name, node name) -> its pods there, so a node's sync never scans all daemon pods.
         self._daemon_pods: dict[tuple[str, str], dict[str, Pod]] = {}
         sim.store.pod_watchers.append(self._on_pod_event)
@@ -103,6 +106,11 @@ class WorkloadControllers:
         if pod.owner is None or what not in ("removed", "deleting", "phase", "added"):
             return
         if pod.owner.kind == "ReplicaSet":
+            active = self._active.setdefault(pod.owner.name, {})
+            if what != "removed" and pod.is_active():
+                active[pod.key] = pod
+            else:
+                active.pop(pod.key, None)
             deployment = self._replicasets.get(pod.owner.name)
             if deployment is not None:
                 self.dirty_deployments.add(deployment)
@@ -158,28 +166,28 @@ class WorkloadControllers:
 
     def _sync_replicaset(self, deployment: Deployment) -> None:
         store = self.sim.store
-        owned = store.owned_pods("ReplicaSet", deployment.replicaset_name)
-        active = [p for p in owned if p.is_active()]
+        active = self._active.get(deployment.replicaset_name, {})
         diff = deployment.replicas - len(active)
         owner = OwnerRef("ReplicaSet", deployment.replicaset_name)
         for _ in range(diff):
             name = self._unique_name(deployment.replicaset_name, deployment.namespace)
             pod = pod_from_template(self.sim, name, deployment.namespace, deployment.template, owner)
-            if not self._create(pod, f"ReplicaSet/{deployment.namespace}/{deployment.replicaset_name}"):
+            if not self._create(pod, f"ReplicaSet/{deployment.namespace}/{deployment.replicaset_name}",
+                                "replicaset-controller"):
                 return
             store.event("Normal", "SuccessfulCreate", f"ReplicaSet/{deployment.namespace}/{deployment.replicaset_name}",
                         f"Created pod: {pod.name}", "replicaset-controller")
         if diff < 0:
-            for pod in sorted(active, key=self._deletion_rank)[:-diff]:
+            for pod in sorted(active.values(), key=self._deletion_rank)[:-diff]:
                 store.event("Normal", "SuccessfulDelete", f"ReplicaSet/{deployment.namespace}/{deployment.replicaset_name}",
                             f"Deleted pod: {pod.name}", "replicaset-controller")
                 self.sim.apiserver.delete_pod(pod)
 
-    def _create(self, pod: Pod, owner_ref: str) -> bool:
+    def _create(self, pod: Pod, owner_ref: str, source: str) -> bool:
         try:
             self.sim.apiserver.create_pod(pod)
         except AdmissionError as exc:
-            self.sim.store.event("Warning", "FailedCreate", owner_ref, f"Error creating: {exc}", "replicaset-controller")
+            self.sim.store.event("Warning", "FailedCreate", owner_ref, f"Error creating: {exc}", source)
             return False
         return True
 
@@ -248,7 +256,7 @@ class WorkloadControllers:
                                     OwnerRef("DaemonSet", daemonset.name))
             pod.affinity_node_name = node_name
             pod.tolerations = pod.tolerations + DAEMON_TOLERATIONS
-            if self._create(pod, f"DaemonSet/{daemonset.namespace}/{daemonset.name}"):
+            if self._create(pod, f"DaemonSet/{daemonset.namespace}/{daemonset.name}", "daemonset-controller"):
                 store.event("Normal", "SuccessfulCreate", f"DaemonSet/{daemonset.namespace}/{daemonset.name}",
                             f"Created pod: {pod.name}", "daemonset-controller")
         elif live and not keep:

@@ -53,11 +53,9 @@ def shots() -> list[Shot]:
     default = SCENARIOS / "default.toml"
     zone_b_down = with_timeline(default, *({"at": "30s", "do": "power-off", "node": f"b-{i}"} for i in (1, 2, 3)))
     shutdown = with_timeline(default, {"at": "20s", "do": "shutdown", "node": "a-1"})
-    drain_pdb = with_timeline(
-        default,
-        {"at": "20s", "do": "drain", "node": "b-1", "ignoreDaemonsets": True},
-        extra={"podDisruptionBudgets": [{"name": "web", "selector": {"app": "web"}, "minAvailable": 12}]},
-    )
+    # The default scenario's budget (web, minAvailable 11 of 12) lets one web pod go, then holds the
+    # second until the first one's replacement is ready: blocked from 20 s to the 25 s retry.
+    drain_pdb = with_timeline(default, {"at": "20s", "do": "drain", "node": "b-1", "ignoreDaemonsets": True})
     return [
         Shot("zone-outage-nodes", "Zone b powered off: Ready→Unknown, tainting at node-eviction-rate, countdowns",
              zone_b_down, default, "1m26s", "nodes", "b-3"),
@@ -71,9 +69,9 @@ def shots() -> list[Shot]:
              "1m", "pending", "default/huge"),
         Shot("graceful-shutdown", "A graceful node shutdown in progress: pods stopped by priority group",
              shutdown, default, "27s", "nodes", "a-1"),
-        Shot("drain-blocked-nodes", "kubectl drain blocked by a PodDisruptionBudget", drain_pdb, default, "40s",
+        Shot("drain-blocked-nodes", "kubectl drain blocked by a PodDisruptionBudget", drain_pdb, default, "23s",
              "nodes", "b-1"),
-        Shot("drain-blocked-pdbs", "The PodDisruptionBudget that blocks the drain", drain_pdb, default, "40s",
+        Shot("drain-blocked-pdbs", "The PodDisruptionBudget that blocks the drain", drain_pdb, default, "23s",
              "pdbs", "default/web"),
         Shot("pods", "All pods, with what happens next to each", zone_b_down, default, "6m40s", "pods"),
         Shot("help", "? lists every key and its binding id", lambda: load_scenario(default), default, "5s", "nodes",

@@ -5,7 +5,7 @@ and the event log. Each keeps its table in step with the engine through the Chan
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Hashable
+from typing import TYPE_CHECKING, Hashable, Iterable
 
 from rich.text import Text
 from textual import on
@@ -75,6 +75,7 @@ class TableView(Vertical):
     TITLE = ""
     FILTER_HINT = "filter"
     FOLLOW_TAIL = False
+    DETAIL_ID: str | None = None  # views with a detail pane under the table name it here
 
     def __init__(self, playground: "PlaygroundApp", *, id: str) -> None:
         super().__init__(id=id)
@@ -95,6 +96,9 @@ class TableView(Vertical):
         yield self.title_bar
         yield self.filter_input
         yield self.table
+        if self.DETAIL_ID:
+            self.detail = DetailPane(id=self.DETAIL_ID)
+            yield self.detail
 
     @property
     def sim(self) -> "Simulation":
@@ -102,9 +106,15 @@ class TableView(Vertical):
 
     # ---- data
 
+    def row_keys(self) -> Iterable[str]:
+        """Every row of a fresh table."""
+        raise NotImplementedError
+
     def load(self) -> None:
         """A (new) simulation: fill the table from scratch."""
-        raise NotImplementedError
+        self.table.replace_all(self.row_keys())
+        if self.table.row_count:
+            self.table.move_cursor(0)
 
     def apply(self, changes: ChangeSet) -> None:
         """Rows that changed since the last frame."""
@@ -217,6 +227,7 @@ class NodeSource(Source):
 
 
 class NodesView(TableView):
+    DETAIL_ID = "node-detail"
     TITLE = "Nodes"
     FILTER_HINT = "filter nodes by name, status, zone, machine state or taint"
     DEFAULT_CSS = """
@@ -244,15 +255,11 @@ class NodesView(TableView):
     def make_source(self) -> Source:
         return NodeSource(self)
 
-    def compose(self) -> ComposeResult:
-        yield from super().compose()
-        self.detail = DetailPane(id="node-detail")
-        yield self.detail
+    def row_keys(self) -> Iterable[str]:
+        return self.sim.store.nodes
 
     def load(self) -> None:
-        self.table.replace_all(self.sim.store.nodes)
-        if self.table.row_count:
-            self.table.move_cursor(0)
+        super().load()
         self.show_detail()
 
     def apply(self, changes: ChangeSet) -> None:
@@ -332,6 +339,7 @@ class PodDetailMixin:
 
 
 class PodsView(PodDetailMixin, TableView):
+    DETAIL_ID = "pod-detail"
     TITLE = "Pods"
     FILTER_HINT = "filter pods by namespace/name, node, status or priority class"
     BINDINGS = POD_BINDINGS
@@ -357,15 +365,8 @@ class PodsView(PodDetailMixin, TableView):
     def make_source(self) -> Source:
         return PodSource(self)
 
-    def compose(self) -> ComposeResult:
-        yield from super().compose()
-        self.detail = DetailPane(id="pod-detail")
-        yield self.detail
-
-    def load(self) -> None:
-        self.table.replace_all(self.sim.store.pods)
-        if self.table.row_count:
-            self.table.move_cursor(0)
+    def row_keys(self) -> Iterable[str]:
+        return self.sim.store.pods
 
     def apply(self, changes: ChangeSet) -> None:
         pods = self.sim.store.pods
@@ -419,6 +420,7 @@ class PendingSource(Source):
 
 
 class PendingView(PodDetailMixin, TableView):
+    DETAIL_ID = "pending-detail"
     TITLE = "Pending pods"
     FILTER_HINT = "filter pending pods by name, priority class or the scheduler's reason"
     BINDINGS = POD_BINDINGS
@@ -442,15 +444,8 @@ class PendingView(PodDetailMixin, TableView):
     def make_source(self) -> Source:
         return PendingSource(self)
 
-    def compose(self) -> ComposeResult:
-        yield from super().compose()
-        self.detail = DetailPane(id="pending-detail")
-        yield self.detail
-
-    def load(self) -> None:
-        self.table.replace_all(k for k, p in self.sim.store.pods.items() if fmt.is_pending(p))
-        if self.table.row_count:
-            self.table.move_cursor(0)
+    def row_keys(self) -> Iterable[str]:
+        return (k for k, p in self.sim.store.pods.items() if fmt.is_pending(p))
 
     def apply(self, changes: ChangeSet) -> None:
         pods = self.sim.store.pods
@@ -536,10 +531,8 @@ class LeasesView(TableView):
     def make_source(self) -> Source:
         return LeaseSource(self)
 
-    def load(self) -> None:
-        self.table.replace_all(self.sim.store.leases)
-        if self.table.row_count:
-            self.table.move_cursor(0)
+    def row_keys(self) -> Iterable[str]:
+        return self.sim.store.leases
 
     def apply(self, changes: ChangeSet) -> None:
         leases = self.sim.store.leases
@@ -676,6 +669,7 @@ class PDBSource(Source):
 
 
 class PDBView(TableView):
+    DETAIL_ID = "pdb-detail"
     TITLE = "PodDisruptionBudgets"
     FILTER_HINT = "filter budgets by namespace/name or selector"
     DEFAULT_CSS = """
@@ -698,15 +692,8 @@ class PDBView(TableView):
     def make_source(self) -> Source:
         return PDBSource(self)
 
-    def compose(self) -> ComposeResult:
-        yield from super().compose()
-        self.detail = DetailPane(id="pdb-detail")
-        yield self.detail
-
-    def load(self) -> None:
-        self.table.replace_all(self.sim.store.pdbs)
-        if self.table.row_count:
-            self.table.move_cursor(0)
+    def row_keys(self) -> Iterable[str]:
+        return self.sim.store.pdbs
 
     def apply(self, changes: ChangeSet) -> None:
         pdbs = self.sim.store.pdbs

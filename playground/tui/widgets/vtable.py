@@ -225,12 +225,7 @@ class VirtualTable(ScrollView, can_focus=True):
         if text == self._filter:
             return
         self._filter = text
-        with self._keep_place():
-            shown = [(skey, key) for key, skey in self._skeys.items() if self._matches(key)]
-            shown.sort()
-            self._rows = shown
-            self._shown = {key for _, key in shown}
-        self._invalidate_all()
+        self._rebuild_rows()
 
     # ---------------------------------------------------------------- changes
 
@@ -238,6 +233,10 @@ class VirtualTable(ScrollView, can_focus=True):
         """Set the rows from scratch (loading a scenario). Not for per-tick use."""
         source = self.source
         self._skeys = {key: source.sort_key(key) for key in keys}
+        self._rebuild_rows()
+
+    def _rebuild_rows(self) -> None:
+        """Every known row through the filter, in order, keeping the cursor's row where it can."""
         with self._keep_place():
             rows = [(skey, key) for key, skey in self._skeys.items() if self._matches(key)]
             rows.sort()

@@ -22,19 +22,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from playground.engine import Operation, Simulation  # noqa: E402
 from playground.scenario import parse_scenario  # noqa: E402
 
+from clusters import node_pools_toml  # noqa: E402
+
 
 def build_scenario(nodes: int, pods: int, zones: int = 10, deployments: int = 50) -> str:
-    per_zone = nodes // zones
     per_deployment = pods // deployments
-    parts = ['[scenario]\nname = "bench"\nseed = 1\n', "[scheduler]\nattemptsPerTick = 1000\n"]
-    for z in range(zones):
-        parts.append(f"""
-[[nodePools]]
-namePrefix = "z{z}-n"
-count = {per_zone}
-labels = {{ "topology.kubernetes.io/zone" = "zone-{z}" }}
-capacity = {{ cpu = "32", memory = "128Gi", pods = 110 }}
-""")
+    parts = ['[scenario]\nname = "bench"\nseed = 1\n', "[scheduler]\nattemptsPerTick = 1000\n",
+             node_pools_toml(nodes, zones, "32", "128Gi")]
     for d in range(deployments):
         parts.append(f"""
 [[deployments]]

@@ -29,22 +29,15 @@ from playground.engine.objects import PodTemplate  # noqa: E402
 from playground.engine.workloads import pod_from_template  # noqa: E402
 from playground.scenario import parse_scenario  # noqa: E402
 
+from clusters import node_pools_toml  # noqa: E402
+
 GI = 1024**3
 MI = 1024**2
 
 
 def cluster(nodes: int, cpu: str, memory: str, zones: int = 10, attempts: int = 100_000) -> Simulation:
-    per_zone = nodes // zones
     parts = ['[scenario]\nname = "bench"\nseed = 1\n', f"[scheduler]\nattemptsPerTick = {attempts}\n",
-             '[[priorityClasses]]\nname = "high"\nvalue = 1000\n']
-    for z in range(zones):
-        parts.append(f"""
-[[nodePools]]
-namePrefix = "z{z}-n"
-count = {per_zone}
-labels = {{ "topology.kubernetes.io/zone" = "zone-{z}" }}
-capacity = {{ cpu = "{cpu}", memory = "{memory}", pods = 110 }}
-""")
+             '[[priorityClasses]]\nname = "high"\nvalue = 1000\n', node_pools_toml(nodes, zones, cpu, memory)]
     return Simulation(parse_scenario("".join(parts)), event_limit=10_000)
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .clock import PHASE_WORKLOADS
+from .clock import PHASE_WORKLOADS, Wakeup
 from .objects import OUT_OF_SERVICE_TAINT, TRUE, Node, Pod
 
 if TYPE_CHECKING:
@@ -65,8 +65,7 @@ class AttachDetachController:
         self.desired: dict[str, dict[str, set[str]]] = {}
         self._by_pod: dict[str, tuple[str, tuple[str, ...]]] = {}  # pod key -> (node, volume keys)
         self._attached_on: dict[str, set[str]] = {}  # node -> volume keys attached there
-        self._pass_at: int | None = None
-        self._timer: int | None = None
+        self._pass = Wakeup(sim.clock, PHASE_WORKLOADS, "attachdetach.reconcile")
         self._last_pass: int | None = None
         sim.store.pod_watchers.append(self._on_pod_event)
         sim.store.node_watchers.append(self._on_node_event)
@@ -141,15 +140,10 @@ class AttachDetachController:
         due = -(-max(now, at if at is not None else now) // RECONCILER_LOOP_PERIOD_MS) * RECONCILER_LOOP_PERIOD_MS
         if self._last_pass is not None and due < self._last_pass + RECONCILER_LOOP_PERIOD_MS:
             due = self._last_pass + RECONCILER_LOOP_PERIOD_MS  # one pass per loop period
-        if self._pass_at is not None and self._pass_at <= due:
-            return
-        self.sim.clock.cancel(self._timer)
-        self._pass_at = due
-        self._timer = self.sim.clock.call_at(due, PHASE_WORKLOADS, "attachdetach.reconcile")
+        self._pass.arm(due)
 
     def reconcile(self) -> None:
-        self._pass_at = None
-        self._timer = None
+        self._pass.fired()
         now = self.sim.clock.now
         self._last_pass = now
         store = self.sim.store

@@ -95,3 +95,29 @@ class Clock:
         heap = self._heap
         while heap and heap[0][2] in self._cancelled:
             self._cancelled.discard(heapq.heappop(heap)[2])
+
+
+class Wakeup:
+    """A controller's one pending run: `arm(due)` keeps an earlier pending run and otherwise moves it
+    to `due`, so a controller poked many times in an instant runs once, at the earliest time asked.
+    The handler calls `fired()` first."""
+
+    __slots__ = ("clock", "phase", "handler", "at", "timer")
+
+    def __init__(self, clock: Clock, phase: int, handler: str) -> None:
+        self.clock = clock
+        self.phase = phase
+        self.handler = handler
+        self.at: int | None = None
+        self.timer: int | None = None
+
+    def arm(self, due: int) -> None:
+        if self.at is not None and self.at <= due:
+            return
+        self.clock.cancel(self.timer)
+        self.at = due
+        self.timer = self.clock.call_at(due, self.phase, self.handler)
+
+    def fired(self) -> None:
+        self.at = None
+        self.timer = None

@@ -30,7 +30,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .clock import PHASE_DISRUPTION
+from .clock import PHASE_DISRUPTION, Wakeup
 from .objects import FAILED, PENDING, SUCCEEDED, TRUE, Condition, Pod, PodDisruptionBudget
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ class DisruptionController:
         self.pods_by_pdb: dict[str, dict[str, Pod]] = {}
         self.pdbs_by_pod: dict[str, tuple[str, ...]] = {}
         self.dirty: set[str] = set()
-        self._timer: int | None = None
+        self._wakeup = Wakeup(sim.clock, PHASE_DISRUPTION, "disruption.sync")
         self._recheck: dict[str, tuple[int, int]] = {}  # pdb key -> (due, timer id)
         self._last_event: dict[tuple[str, str], str] = {}  # (pdb key, reason) -> last message
         sim.store.pod_watchers.append(self._on_pod_event)
@@ -127,8 +127,7 @@ class DisruptionController:
 
     def enqueue(self, pdb_key: str) -> None:
         self.dirty.add(pdb_key)
-        if self._timer is None:
-            self._timer = self.sim.clock.call_at(self.sim.clock.now, PHASE_DISRUPTION, "disruption.sync")
+        self._wakeup.arm(self.sim.clock.now)
 
     def recheck(self, pdb_key: str) -> None:
         self._recheck.pop(pdb_key, None)
@@ -137,7 +136,7 @@ class DisruptionController:
     # ---------------------------------------------------------------- sync
 
     def sync(self) -> None:
-        self._timer = None
+        self._wakeup.fired()
         keys, self.dirty = sorted(self.dirty), set()
         for key in keys:
             pdb = self.sim.store.pdbs.get(key)

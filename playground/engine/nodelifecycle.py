@@ -19,7 +19,7 @@ import heapq
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .clock import PHASE_NODE_LIFECYCLE
+from .clock import PHASE_NODE_LIFECYCLE, Wakeup
 from .objects import (
     DISK_PRESSURE_TAINT,
     EXCLUDE_DISRUPTION_LABEL,
@@ -157,8 +157,7 @@ class NodeLifecycleController:
         self._counted: dict[str, tuple[str, bool]] = {}
         self.all_zones_down = False
         self._seq = 0
-        self.taint_pass_at: int | None = None
-        self._taint_timer: int | None = None
+        self._taint_pass = Wakeup(sim.clock, PHASE_NODE_LIFECYCLE, "nodelifecycle.taint_pass")
         self.evictions_total: dict[str, int] = {}
         sim.store.node_watchers.append(self._on_node_event)
 
@@ -374,16 +373,10 @@ class NodeLifecycleController:
             due = at if due is None else min(due, at)
         if due is None:
             return
-        due = -(-due // NODE_EVICTION_PERIOD_MS) * NODE_EVICTION_PERIOD_MS
-        if self.taint_pass_at is not None and self.taint_pass_at <= due:
-            return
-        self.sim.clock.cancel(self._taint_timer)
-        self.taint_pass_at = due
-        self._taint_timer = self.sim.clock.call_at(due, PHASE_NODE_LIFECYCLE, "nodelifecycle.taint_pass")
+        self._taint_pass.arm(-(-due // NODE_EVICTION_PERIOD_MS) * NODE_EVICTION_PERIOD_MS)
 
     def taint_pass(self) -> None:
-        self.taint_pass_at = None
-        self._taint_timer = None
+        self._taint_pass.fired()
         now = self.sim.clock.now
         for zone in sorted(self.zone_queues):
             queue = self.zone_queues[zone]

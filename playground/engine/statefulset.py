@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .apiserver import AdmissionError
-from .clock import PHASE_WORKLOADS
+from .clock import PHASE_WORKLOADS, Wakeup
 from .objects import RUNNING, OwnerRef, Pod, StatefulSet
 from .workloads import pod_from_template
 
@@ -38,7 +38,7 @@ class StatefulSetController:
     def __init__(self, sim: "Simulation") -> None:
         self.sim = sim
         self.dirty: set[str] = set()
-        self._timer: int | None = None
+        self._wakeup = Wakeup(sim.clock, PHASE_WORKLOADS, "statefulset.sync")
         sim.store.pod_watchers.append(self._on_pod_event)
 
     def add(self, statefulset: StatefulSet) -> None:
@@ -53,11 +53,10 @@ class StatefulSetController:
 
     def enqueue(self, key: str) -> None:
         self.dirty.add(key)
-        if self._timer is None:
-            self._timer = self.sim.clock.call_at(self.sim.clock.now, PHASE_WORKLOADS, "statefulset.sync")
+        self._wakeup.arm(self.sim.clock.now)
 
     def sync(self) -> None:
-        self._timer = None
+        self._wakeup.fired()
         keys, self.dirty = sorted(self.dirty), set()
         for key in keys:
             statefulset = self.sim.store.statefulsets.get(key)

@@ -15,7 +15,7 @@ import hashlib
 from typing import TYPE_CHECKING
 
 from .apiserver import AdmissionError
-from .clock import PHASE_WORKLOADS
+from .clock import PHASE_WORKLOADS, Wakeup
 from .objects import (
     DISK_PRESSURE_TAINT,
     MEMORY_PRESSURE_TAINT,
@@ -90,7 +90,7 @@ class WorkloadControllers:
         self.sim = sim
         self.dirty_deployments: set[str] = set()
         self.dirty_daemon_nodes: set[str] = set()
-        self._timer: int | None = None
+        self._wakeup = Wakeup(sim.clock, PHASE_WORKLOADS, "workloads.sync")
         self._replicasets: dict[str, str] = {}
         # ReplicaSet name -> its active pods (neither terminal nor being deleted), kept from pod events
         # so that a sync costs the replicas it creates or deletes, not a scan of every pod it owns.
@@ -139,8 +139,7 @@ class WorkloadControllers:
         self.mark_all_daemon_nodes()
 
     def _kick(self) -> None:
-        if self._timer is None:
-            self._timer = self.sim.clock.call_at(self.sim.clock.now, PHASE_WORKLOADS, "workloads.sync")
+        self._wakeup.arm(self.sim.clock.now)
 
     def mark_deployment(self, name: str) -> None:
         self.dirty_deployments.add(name)
@@ -153,7 +152,7 @@ class WorkloadControllers:
     # ---------------------------------------------------------------- sync
 
     def sync(self) -> None:
-        self._timer = None
+        self._wakeup.fired()
         deployments, self.dirty_deployments = sorted(self.dirty_deployments), set()
         for name in deployments:
             deployment = self.sim.store.deployments.get(name)

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..clock import PHASE_SCHEDULER
+from ..clock import PHASE_SCHEDULER, Wakeup
 from ..objects import FALSE, PREFER_NO_SCHEDULE, TRUE, Node, Pod, Taint
 from ..store import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
 from .framework import (
@@ -161,8 +161,7 @@ class Scheduler:
         self.nominated: dict[str, dict[str, Pod]] = {}  # node -> pods nominated to it (the nominator)
         self._nominated_at: dict[str, str] = {}  # pod key -> node it is indexed under
         self.last_attempt: dict[str, Attempt] = {}
-        self._run_at: int | None = None
-        self._run_timer: int | None = None
+        self._run = Wakeup(sim.clock, PHASE_SCHEDULER, "scheduler.run")
         self._leftover_timer: int | None = None
         self._budget_tick = -1
         self._budget_used = 0
@@ -293,15 +292,10 @@ class Scheduler:
         tick = self.sim.tick
         if not force and due // tick == self._budget_tick and self._budget_used >= self.config.attempts_per_tick:
             due = (due // tick + 1) * tick
-        if self._run_at is not None and self._run_at <= due:
-            return
-        self.sim.clock.cancel(self._run_timer)
-        self._run_at = due
-        self._run_timer = self.sim.clock.call_at(due, PHASE_SCHEDULER, "scheduler.run")
+        self._run.arm(due)
 
     def run(self) -> None:
-        self._run_at = None
-        self._run_timer = None
+        self._run.fired()
         now = self.sim.clock.now
         queue = self.queue
         self._in_run = True

@@ -7,7 +7,13 @@ the same on every machine; cpu is held in millicores and memory in bytes, as kub
 from __future__ import annotations
 
 import re
-from decimal import Decimal, InvalidOperation, ROUND_CEILING
+import math
+from decimal import Decimal, ROUND_CEILING
+
+# Go's time.Duration is an int64 of nanoseconds (about 292 years); anything longer is no duration.
+MAX_DURATION_MS = (2**63 - 1) // 1_000_000
+# resource.Quantity values beyond int64 in their base unit (millicores, bytes) are refused.
+MAX_QUANTITY = Decimal(2**63 - 1)
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")
 _UNIT_MS = {
@@ -30,10 +36,14 @@ def parse_duration(value: str | int | float) -> int:
     if isinstance(value, bool):
         raise UnitError(f"expected a duration such as \"40s\" or \"5m\", got {value!r}")
     if isinstance(value, (int, float)):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise UnitError(f"a duration must be a finite number of seconds, got {value!r}")
         if value < 0:
             raise UnitError(f"a duration cannot be negative, got {value!r}")
-        return int(Decimal(str(value)) * 1000)
-    text = str(value).strip()
+        return _bounded_ms(Decimal(str(value)) * 1000, value)
+    if not isinstance(value, str):
+        raise UnitError(f"expected a duration such as \"40s\" or \"5m\", got {value!r}")
+    text = value.strip()
     if text == "0":
         return 0
     pos = 0
@@ -47,6 +57,12 @@ def parse_duration(value: str | int | float) -> int:
         raise UnitError(
             f"{value!r} is not a duration; write it as Go does, e.g. \"100ms\", \"40s\", \"5m\", \"1h30m\""
         )
+    return _bounded_ms(total, value)
+
+
+def _bounded_ms(total: Decimal, value: object) -> int:
+    if total > MAX_DURATION_MS:
+        raise UnitError(f"{value!r} is too long for a duration (Go's limit is about 292 years)")
     return int(total)
 
 
@@ -110,20 +126,27 @@ _SUFFIX = {
 def _quantity(value: str | int | float) -> Decimal:
     if isinstance(value, bool):
         raise UnitError(f"expected a quantity such as \"500m\" or \"8Gi\", got {value!r}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise UnitError(f"a quantity must be a finite number, got {value!r}")
     if isinstance(value, (int, float)):
         number = Decimal(str(value))
+    elif not isinstance(value, str):
+        raise UnitError(f"expected a quantity such as \"500m\" or \"8Gi\", got {value!r}")
     else:
-        match = _QUANTITY.match(str(value).strip())
+        match = _QUANTITY.match(value.strip())
         if not match or match.group(2) not in _SUFFIX:
             raise UnitError(
                 f"{value!r} is not a Kubernetes quantity; use e.g. \"500m\", \"2\", \"8Gi\", \"1G\" or plain bytes"
             )
         try:
             number = Decimal(match.group(1)) * _SUFFIX[match.group(2)]
-        except InvalidOperation as exc:  # pragma: no cover - regex already guards the syntax
-            raise UnitError(f"{value!r} is not a number") from exc
+        except ArithmeticError as exc:  # decimal overflow of an exponent such as 1e9999999
+            raise UnitError(f"{value!r} is too large for a Kubernetes quantity") from exc
     if number < 0:
         raise UnitError(f"a quantity cannot be negative, got {value!r}")
+    # millicores are the finest unit held, so bound the value a thousand times below int64
+    if number * 1000 > MAX_QUANTITY:
+        raise UnitError(f"{value!r} is too large for a Kubernetes quantity")
     return number
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
-import tempfile
+import stat
 import tomllib
 import typing
 from dataclasses import dataclass
@@ -20,7 +20,9 @@ from typing import Any
 import tomli_w
 from pydantic import BaseModel, ValidationError
 
+from .saving import write_atomically
 from .schema import Scenario
+from .validation import MAX_FILE_BYTES, MAX_NESTING, nesting_depth, unknown_name_error
 
 LocPart = str | int
 
@@ -205,10 +207,9 @@ def _cross_check(scenario: Scenario) -> list[tuple[tuple[LocPart, ...], str]]:
     classes = {pc.name for pc in scenario.priorityClasses} | {"system-cluster-critical", "system-node-critical"}
 
     def check_class(loc: tuple[LocPart, ...], name: str) -> None:
-        if name and name not in classes:
-            close = difflib.get_close_matches(name, sorted(classes), n=1)
-            hint = f'; did you mean "{close[0]}"?' if close else "; define it under [[priorityClasses]]"
-            problems.append((loc, f"unknown PriorityClass {name!r}{hint}"))
+        error = unknown_name_error("PriorityClass", name, classes) if name else None
+        if error:
+            problems.append((loc, error))
 
     for kind in ("deployments", "daemonSets", "statefulSets"):
         for i, workload in enumerate(getattr(scenario, kind)):
@@ -217,10 +218,9 @@ def _cross_check(scenario: Scenario) -> list[tuple[tuple[LocPart, ...], str]]:
         check_class(("pods", i, "priorityClassName"), pod.priorityClassName)
 
     def check_node(loc: tuple[LocPart, ...], name: str | None) -> None:
-        if name and name not in node_names:
-            close = difflib.get_close_matches(name, sorted(node_names), n=1)
-            hint = f'; did you mean "{close[0]}"?' if close else ""
-            problems.append((loc, f"unknown node {name!r}{hint}"))
+        error = unknown_name_error("node", name, node_names) if name else None
+        if error:
+            problems.append((loc, error))
 
     for i, pod in enumerate(scenario.pods):
         check_node(("pods", i, "nodeName"), pod.nodeName)
@@ -228,17 +228,33 @@ def _cross_check(scenario: Scenario) -> list[tuple[tuple[LocPart, ...], str]]:
     pods = {(p.namespace, p.name) for p in scenario.pods}
     for i, entry in enumerate(scenario.timeline):
         check_node(("timeline", i, "node"), entry.node)
-        if entry.do == "scale" and entry.deployment not in deployments:
-            problems.append((("timeline", i, "deployment"), f"unknown deployment {entry.deployment!r}"))
+        if entry.do == "scale":
+            error = unknown_name_error("deployment", entry.deployment, deployments)
+            if error:
+                problems.append((("timeline", i, "deployment"), error))
         if entry.do == "create-pod":
             if entry.spec is not None:
                 check_class(("timeline", i, "spec", "priorityClassName"), entry.spec.priorityClassName)
             pods.add((entry.namespace, entry.pod))
+    budgets = {f"{p.namespace}/{p.name}" for p in scenario.podDisruptionBudgets}
+    budget_names = {p.name for p in scenario.podDisruptionBudgets}
     for i, exp in enumerate(scenario.expect):
         check_node(("expect", i, "node"), exp.node)
         check_node(("expect", i, "podNode"), exp.podNode)
+        check_node(("expect", i, "nominatedNodeName"), exp.nominatedNodeName)
+        check_node(("expect", i, "attachedTo"), exp.attachedTo)
         if exp.pods is not None:
             check_node(("expect", i, "pods", "node"), exp.pods.node)
+            check_node(("expect", i, "pods", "notNode"), exp.pods.notNode)
+        if exp.pdb:
+            error = unknown_name_error("PodDisruptionBudget",
+                                       exp.pdb if "/" in exp.pdb else f"{exp.namespace}/{exp.pdb}", budgets)
+            if error:
+                problems.append((("expect", i, "pdb"), error))
+        if exp.drainBlockedBy:
+            error = unknown_name_error("PodDisruptionBudget", exp.drainBlockedBy, budget_names)
+            if error:
+                problems.append((("expect", i, "drainBlockedBy"), error))
     return problems
 
 
@@ -274,11 +290,18 @@ def _kubelet_problems(scenario: Scenario) -> list[tuple[tuple[LocPart, ...], str
 # ---------------------------------------------------------------- public API
 
 def parse_scenario(text: str, file: str = "<scenario>") -> Scenario:
+    text = text.removeprefix("\ufeff")  # a UTF-8 byte order mark, as some editors write
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         match = re.search(r"line (\d+)", str(exc))
         raise ScenarioError(file, [Problem("", int(match.group(1)) if match else None, f"invalid TOML: {exc}")]) from None
+    except RecursionError:
+        raise ScenarioError(file, [Problem("", None, f"arrays or tables nested too deeply (at most {MAX_NESTING} "
+                                                     "levels)")]) from None
+    if nesting_depth(data) > MAX_NESTING:
+        raise ScenarioError(file, [Problem("", None, f"arrays or tables nested too deeply (at most {MAX_NESTING} "
+                                                     "levels)")])
     positions = locate_keys(text)
     try:
         scenario = Scenario.model_validate(data)
@@ -291,15 +314,47 @@ def parse_scenario(text: str, file: str = "<scenario>") -> Scenario:
     return scenario
 
 
-def load_scenario(path: str | os.PathLike) -> Scenario:
-    path = Path(path)
+def read_scenario_text(path: str | os.PathLike) -> str:
+    """The text of a scenario file: a regular file (a FIFO or a device is refused without blocking on
+    it) of at most MAX_FILE_BYTES, in UTF-8."""
+    name = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
-        raise ScenarioError(str(path), [Problem("", None, "no such file")]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError(str(path), [Problem("", None, f"cannot read: {exc}")]) from None
-    return parse_scenario(text, str(path))
+        raise ScenarioError(name, [Problem("", None, "no such file")]) from None
+    except OSError as exc:
+        raise ScenarioError(name, [Problem("", None, f"cannot read: {exc.strerror or exc}")]) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+            raise ScenarioError(name, [Problem("", None, f"cannot read: {kind}; give a scenario .toml file")])
+        if info.st_size > MAX_FILE_BYTES:
+            raise ScenarioError(name, [Problem("", None, f"file too large ({info.st_size} bytes); a scenario may "
+                                                         f"have at most {MAX_FILE_BYTES} bytes")])
+        chunks, size = [], 0
+        while size <= MAX_FILE_BYTES:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > MAX_FILE_BYTES:
+            raise ScenarioError(name, [Problem("", None, f"file too large; a scenario may have at most "
+                                                         f"{MAX_FILE_BYTES} bytes")])
+    except OSError as exc:
+        raise ScenarioError(name, [Problem("", None, f"cannot read: {exc.strerror or exc}")]) from None
+    finally:
+        os.close(fd)
+    try:
+        return b"".join(chunks).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(name, [Problem("", None, f"cannot read: not UTF-8 text ({exc.reason} at byte "
+                                                     f"{exc.start})")]) from None
+
+
+def load_scenario(path: str | os.PathLike) -> Scenario:
+    return parse_scenario(read_scenario_text(path), str(path))
 
 
 def dump_scenario(scenario: Scenario) -> str:
@@ -307,20 +362,7 @@ def dump_scenario(scenario: Scenario) -> str:
 
 
 def save_scenario(scenario: Scenario, path: str | os.PathLike) -> None:
-    """Write atomically: a temporary file in the same folder, flushed, then renamed over the target."""
-    path = Path(path)
+    """Write atomically (see saving.py): never what could not be read back, never half a file."""
     text = dump_scenario(scenario)
     parse_scenario(text, str(path))  # never write what we could not read back
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
+    write_atomically(path, text)

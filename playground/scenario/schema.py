@@ -9,51 +9,63 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, field_validator, model_validator
+from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, field_validator,
+                      model_validator)
 
 from ..units import format_cpu, format_duration, format_memory, parse_count, parse_cpu, parse_duration, parse_memory
+from .validation import (EFFECTS, MAX_NODE_POOL, MAX_TIME_MS, label_error, labels_error, parse_taint_spec, prefix_error,
+                         removal_spec, replicas_error, subdomain_error, taint_text)
 
 Duration = Annotated[int, BeforeValidator(parse_duration), PlainSerializer(format_duration, return_type=str)]
 Cpu = Annotated[int, BeforeValidator(parse_cpu), PlainSerializer(format_cpu, return_type=str)]
 Memory = Annotated[int, BeforeValidator(parse_memory), PlainSerializer(format_memory, return_type=str)]
 Count = Annotated[int, BeforeValidator(parse_count)]
 
-EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
-_TAINT = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_./]*)(?:=([^:]*))?:(NoSchedule|PreferNoSchedule|NoExecute)$")
-_NAME = re.compile(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")
-
-
 def parse_taint(text: str) -> tuple[str, str, str]:
     """"key=value:Effect" or "key:Effect" -> (key, value, effect)."""
-    match = _TAINT.match(text.strip())
-    if not match:
-        raise ValueError(
-            f"{text!r} is not a taint; write \"key=value:Effect\" or \"key:Effect\" with Effect one of {', '.join(EFFECTS)}"
-        )
-    return match.group(1), match.group(2) or "", match.group(3)
+    key, value, effect, _remove = parse_taint_spec(taint_text(text))
+    assert effect is not None
+    return key, value, effect
 
 
-def _taint_string(value: str) -> str:
-    parse_taint(value)
-    return value.strip()
+def _checked(check):
+    def validate(value):
+        error = check(value)
+        if error:
+            raise ValueError(error)
+        return value
+    return validate
 
 
-TaintString = Annotated[str, BeforeValidator(_taint_string)]
+TaintString = Annotated[str, BeforeValidator(taint_text)]
+Name = Annotated[str, BeforeValidator(_checked(subdomain_error))]
+Namespace = Annotated[str, BeforeValidator(_checked(label_error))]
+Labels = Annotated[dict[str, str], AfterValidator(_checked(labels_error))]
+Replicas = Annotated[int, Field(strict=True, ge=0), AfterValidator(_checked(replicas_error))]
+# `duration` and every `at`: within the playground's limit (MAX_TIME_MS, 7 days)
+Time = Annotated[int, BeforeValidator(parse_duration), AfterValidator(_checked(
+    lambda ms: f"must be at most {format_duration(MAX_TIME_MS)} (the playground's limit), got {format_duration(ms)}"
+    if ms > MAX_TIME_MS else None)), PlainSerializer(format_duration, return_type=str)]
 
 
-def _dns_name(value: str) -> str:
-    if not isinstance(value, str) or not _NAME.match(value) or len(value) > 253:
-        raise ValueError(
-            f"{value!r} is not a valid name: use lower-case letters, digits, '-' and '.', starting and ending with a letter or digit"
-        )
+def _pod_ref(value: object) -> object:
+    """A pod name, or "namespace/name" as kubectl and the TUI write it."""
+    if isinstance(value, str) and "/" in value:
+        namespace, _, name = value.partition("/")
+        error = label_error(namespace) or subdomain_error(name, "pod name")
+    else:
+        error = subdomain_error(value, "pod name")
+    if error:
+        raise ValueError(error)
     return value
 
 
-Name = Annotated[str, BeforeValidator(_dns_name)]
+PodRef = Annotated[str, BeforeValidator(_pod_ref)]
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    # strict: a TOML boolean is not a number, a number not a string; no inf or nan anywhere
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True, allow_inf_nan=False)
 
 
 class ScenarioMeta(Strict):
@@ -61,7 +73,7 @@ class ScenarioMeta(Strict):
     description: str = ""
     seed: int = 0
     tick: Duration = 1000
-    duration: Duration = 15 * 60_000
+    duration: Time = 15 * 60_000
 
     @field_validator("tick")
     @classmethod
@@ -249,12 +261,12 @@ class AffinitySpec(Strict):
 class PodSpecFields(Strict):
     """What a pod template may say (a subset of the Pod spec, plus two simulation-only timings)."""
 
-    labels: dict[str, str] = {}
+    labels: Labels = {}
     priorityClassName: str = ""
     priority: int | None = None
     requests: Requests = Requests()
     tolerations: list[TolerationSpec] = []
-    nodeSelector: dict[str, str] = {}
+    nodeSelector: Labels = {}
     affinity: AffinitySpec | None = None
     terminationGracePeriodSeconds: int = Field(30, ge=0)
     startDuration: Duration = Field(1000, description="simulation only: how long the containers take to start")
@@ -270,7 +282,7 @@ class PodSpecFields(Strict):
 
 class NodeSpec(Strict):
     name: Name
-    labels: dict[str, str] = {}
+    labels: Labels = {}
     capacity: Capacity
     allocatable: Capacity | None = None
     taints: list[TaintString] = []
@@ -280,13 +292,20 @@ class NodeSpec(Strict):
 
 class NodePoolSpec(Strict):
     namePrefix: str
-    count: int = Field(gt=0, le=100_000)
-    labels: dict[str, str] = {}
+    count: int = Field(gt=0, le=MAX_NODE_POOL)
+    labels: Labels = {}
     capacity: Capacity
     allocatable: Capacity | None = None
     taints: list[TaintString] = []
     unschedulable: bool = False
     kubelet: KubeletSettings = KubeletSettings()
+
+    @model_validator(mode="after")
+    def _prefix(self) -> "NodePoolSpec":
+        error = prefix_error(self.namePrefix, self.count)
+        if error:
+            raise ValueError(error)
+        return self
 
     def names(self) -> list[str]:
         return [f"{self.namePrefix}{i}" for i in range(1, self.count + 1)]
@@ -294,14 +313,14 @@ class NodePoolSpec(Strict):
 
 class DeploymentSpec(Strict):
     name: Name
-    namespace: Name = "default"
-    replicas: int = Field(ge=0)
+    namespace: Namespace = "default"
+    replicas: Replicas
     template: PodSpecFields
 
 
 class DaemonSetSpec(Strict):
     name: Name
-    namespace: Name = "default"
+    namespace: Namespace = "default"
     template: PodSpecFields
 
 
@@ -310,8 +329,8 @@ class StatefulSetSpec(Strict):
     volume, the claim <volumeClaimTemplate>-<pod name> (no volume when volumeClaimTemplate = "")."""
 
     name: Name
-    namespace: Name = "default"
-    replicas: int = Field(ge=0)
+    namespace: Namespace = "default"
+    replicas: Replicas
     template: PodSpecFields
     volumeClaimTemplate: str = "data"
     podManagementPolicy: Literal["OrderedReady", "Parallel"] = "OrderedReady"
@@ -319,9 +338,9 @@ class StatefulSetSpec(Strict):
 
 class PodSpec(PodSpecFields):
     name: Name
-    namespace: Name = "default"
+    namespace: Namespace = "default"
     nodeName: str | None = None
-    at: Duration | None = None
+    at: Time | None = None
 
 
 def _int_or_percent(value: int | str) -> int | str:
@@ -341,8 +360,8 @@ IntOrPercent = Annotated[int | str, BeforeValidator(_int_or_percent)]
 
 class PodDisruptionBudgetSpec(Strict):
     name: Name
-    namespace: Name = "default"
-    selector: dict[str, str]
+    namespace: Namespace = "default"
+    selector: Labels
     minAvailable: IntOrPercent | None = None
     maxUnavailable: IntOrPercent | None = None
     unhealthyPodEvictionPolicy: Literal["IfHealthyBudget", "AlwaysAllow"] | None = None
@@ -367,16 +386,21 @@ DRAIN_KEYS = ("ignoreDaemonsets", "deleteEmptydirData", "force", "timeout", "dis
 
 
 class TimelineEntry(Strict):
-    at: Duration
+    at: Time
     do: str
-    node: str | None = None
+    node: Name | None = None
     taint: str | None = None
-    pod: str | None = None
-    namespace: Name = "default"
-    deployment: str | None = None
-    replicas: int | None = Field(None, ge=0)
+    # kubectl taint --overwrite: replace a taint with the same key and effect
+    overwrite: bool | None = None
+    pod: PodRef | None = None
+    namespace: Namespace = "default"
+    deployment: Name | None = None
+    replicas: Replicas | None = None
     gracePeriodSeconds: int | None = Field(None, ge=0)
     spec: PodSpecFields | None = None
+    # A live operation of a saved session: it takes effect at `at` after that instant's controllers
+    # (after every timer due at `at`), where the user applied it, instead of before them.
+    afterControllers: bool | None = None
     # kubectl drain's flags, camelCased (--ignore-daemonsets is ignoreDaemonsets, --grace-period is the
     # gracePeriodSeconds above, --timeout a duration, --skip-wait-for-delete-timeout seconds).
     ignoreDaemonsets: bool | None = None
@@ -403,7 +427,11 @@ class TimelineEntry(Strict):
         if self.do in ("taint", "untaint") and not self.taint:
             raise ValueError(f"operation {self.do!r} needs a taint such as \"dedicated=db:NoSchedule\"")
         if self.do == "taint":
-            parse_taint(self.taint or "")
+            parse_taint_spec(self.taint or "")
+        if self.do == "untaint":
+            parse_taint_spec(removal_spec(self.taint or ""))
+        if self.overwrite is not None and self.do != "taint":
+            raise ValueError("overwrite only applies to operation 'taint'")
         if self.do in ("create-pod", "delete-pod") and not self.pod:
             raise ValueError(f"operation {self.do!r} needs a pod name")
         if self.do == "scale" and (not self.deployment or self.replicas is None):
@@ -437,7 +465,7 @@ class PodsMatch(Strict):
 
 
 class Expectation(Strict):
-    at: Duration
+    at: Time
     description: str = ""
     node: str | None = None
     conditions: dict[str, Literal["True", "False", "Unknown"]] | None = None

@@ -1,8 +1,15 @@
 """What a user can do to the cluster: the one operations API that keys, timelines, the CLI and tests
 all call (design rule 1).
 
-An operation the cluster refuses (an unknown node, a pod that does not exist) is answered with a
-result that says so and a Warning event, never an exception.
+Every operation a user applies (`Operations.apply` with origin "user": keys, dialogs, the palette, the
+Python API) is first validated by the same rules as a scenario file's timeline entry
+(`playground/scenario/validation.py` through the schema): an invalid operation (a bad name, a
+malformed taint, a negative grace period, replicas out of range, a node the scenario does not have)
+is refused with a message, changes nothing, records no event and never enters the history, so it can
+never make a session unsaveable. A valid operation the cluster refuses (a pod that does not exist, a
+drain already running, a drain refused by its filters after cordoning) is answered with a result that
+says so and a Warning event, never an exception, and is kept in the history: it is part of what the
+user saw, so a saved session replays it too.
 """
 
 from __future__ import annotations
@@ -10,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
+from ..scenario.validation import parse_taint_spec, removal_spec, unknown_name_error
 from .apiserver import AdmissionError
 from .drain import DrainOptions, parse_pod_selector
 from .objects import EFFECTS, Node, PodTemplate, Taint
@@ -41,6 +49,7 @@ class Operation:
     disable_eviction: bool = False  # --disable-eviction (disableEviction)
     pod_selector: str | None = None  # --pod-selector (podSelector)
     skip_wait_for_delete_timeout: int | None = None  # --skip-wait-for-delete-timeout seconds (skipWaitForDeleteTimeout)
+    overwrite: bool = False  # kubectl taint --overwrite (overwrite)
 
     def describe(self) -> str:
         target = self.node or self.pod or self.deployment or ""
@@ -57,6 +66,8 @@ class OperationResult:
     operation: Operation | None = None
     time: int = 0
     origin: str = "user"  # "user" (keys, API, tests), "timeline" or "scenario"
+    # applied by Simulation.apply, after the controllers of its instant (saved as afterControllers)
+    after_controllers: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +132,8 @@ OPERATION_INFO = {
         OperationInfo("restart-kubelet", "Restart kubelet", "node",
                       "Restart the kubelet process (systemctl restart kubelet): it registers again, re-creating a "
                       "deleted Node object, and cleans up pods deleted meanwhile."),
-        OperationInfo("taint", "Taint", "node", "Add a taint \"key=value:Effect\" (kubectl taint)."),
+        OperationInfo("taint", "Taint", "node",
+                      "Add a taint \"key=value:Effect\" (kubectl taint); \"key:Effect-\" or \"key-\" removes."),
         OperationInfo("untaint", "Remove taint", "node", "Remove a taint by \"key:Effect\" or by key."),
         OperationInfo("create-pod", "Create pod", "pod", "Create a bare pod."),
         OperationInfo("delete-pod", "Delete pod", "pod", "Delete a pod (kubectl delete pod)."),
@@ -131,16 +143,10 @@ OPERATION_INFO = {
 
 
 def parse_taint_text(text: str) -> tuple[str, str, str | None]:
-    """"key=value:Effect", "key:Effect" or "key" -> (key, value, effect or None)."""
-    text = text.strip().rstrip("-")
-    effect = None
-    if ":" in text:
-        text, effect = text.rsplit(":", 1)
-        if effect not in EFFECTS:
-            raise ValueError(f"unknown taint effect {effect!r}; use one of {', '.join(EFFECTS)}")
-    key, _, value = text.partition("=")
-    if not key:
-        raise ValueError("a taint needs a key")
+    """"key=value:Effect", "key:Effect" or, to remove, "key:Effect-" / "key-" -> (key, value, effect or
+    None), as kubectl taint reads them; raises ValueError."""
+    spec = text.strip()
+    key, value, effect, _remove = parse_taint_spec(spec if spec.endswith("-") or ":" in spec else removal_spec(spec))
     return key, value, effect
 
 
@@ -169,7 +175,11 @@ class Operations:
             "scale": self._scale,
         }
 
-    def apply(self, op: Operation, origin: str = "user") -> OperationResult:
+    def apply(self, op: Operation, origin: str = "user", after_controllers: bool = False) -> OperationResult:
+        if origin == "user":
+            problem = self.problem(op)
+            if problem is not None:
+                return OperationResult(False, problem, op, self.sim.clock.now, origin)
         handler = self._handlers.get(op.do)
         if handler is None:
             result = self._refuse(op, f"unknown operation {op.do!r}")
@@ -178,8 +188,43 @@ class Operations:
         result.operation = op
         result.time = self.sim.clock.now
         result.origin = origin
+        result.after_controllers = after_controllers
         self.history.append(result)
         return result
+
+    def problem(self, op: Operation) -> str | None:
+        """Why `op` is not a valid operation, or None: the rules of a timeline entry (it must save as
+        one and load back as exactly this operation) and the names the scenario knows."""
+        from pydantic import ValidationError
+
+        from ..scenario.loader import problem_text
+        from ..scenario.schema import OPERATIONS, TimelineEntry
+        from .simulation import entry_from_operation, operation_from_entry
+
+        if op.do not in OPERATIONS:
+            return unknown_name_error("operation", op.do, set(OPERATIONS))
+        try:
+            entry = TimelineEntry.model_validate(entry_from_operation(op, self.sim.clock.now))
+        except ValidationError as exc:
+            return "; ".join(problem_text(e) for e in exc.errors())
+        except (TypeError, ValueError, ArithmeticError) as exc:  # a field of the wrong type
+            return f"invalid operation: {exc}"
+        machines = self.sim.kubelets
+        if entry.node is not None and entry.node not in machines:
+            return f'nodes "{entry.node}" not found'
+        if entry.do == "scale" and entry.deployment not in self.sim.store.deployments:
+            return f'deployments.apps "{entry.deployment}" not found'
+        if entry.spec is not None and entry.spec.priorityClassName:
+            name = entry.spec.priorityClassName
+            if name not in self.sim.store.priority_classes:
+                # the API server's admission message (plugin/pkg/admission/priority)
+                return f'pods "{entry.pod}" is forbidden: no PriorityClass with name {name} was found'
+        replayed = operation_from_entry(entry)
+        if replayed != op:
+            fields = [f for f in Operation.__slots__ if getattr(replayed, f) != getattr(op, f)]
+            return (f"{', '.join(fields)} cannot be given to operation {op.do!r} (a saved session could not replay "
+                    "it)")
+        return None
 
     def _refuse(self, op: Operation, message: str, obj: str | None = None) -> OperationResult:
         target = obj or (f"Node/{op.node}" if op.node else f"Pod/{op.namespace}/{op.pod}" if op.pod else "Cluster")
@@ -253,33 +298,42 @@ class Operations:
         return self._with_node(op, action)
 
     def _taint(self, op: Operation) -> OperationResult:
+        """kubectl taint: "key=value:Effect" adds (refused when the node has a taint with the same key
+        and effect, unless --overwrite), a trailing "-" removes (cmd/taint/taint.go, updateTaints)."""
         def action(node: Node) -> OperationResult:
             try:
-                key, value, effect = parse_taint_text(op.taint or "")
+                key, value, effect, remove = parse_taint_spec(op.taint or "")
             except ValueError as exc:
                 return self._refuse(op, str(exc))
-            if effect is None:
-                return self._refuse(op, "a taint to add needs an effect, e.g. \"dedicated=db:NoSchedule\"")
+            if remove:
+                return self._remove_taints(op, node, key, effect)
             existing = next((t for t in node.taints if t.key == key and t.effect == effect), None)
+            if existing is not None and not op.overwrite:
+                return self._refuse(op, f"node {node.name} already has {key} taint(s) with same effect(s) and "
+                                        "--overwrite is false")
             if existing is not None and existing.value == value:
-                return OperationResult(True, f"node/{node.name} already has taint {op.taint}")
-            remove = [existing] if existing is not None else []
-            self.sim.store.update_taints(node, [Taint(key, effect, value)], remove)
-            return OperationResult(True, f"node/{node.name} tainted")
+                return OperationResult(True, f"node/{node.name} not modified")
+            remove_list = [existing] if existing is not None else []
+            self.sim.store.update_taints(node, [Taint(key, effect, value)], remove_list)
+            return OperationResult(True, f"node/{node.name} {'modified' if existing else 'tainted'}")
         return self._with_node(op, action)
 
     def _untaint(self, op: Operation) -> OperationResult:
         def action(node: Node) -> OperationResult:
             try:
-                key, _value, effect = parse_taint_text(op.taint or "")
+                key, _value, effect, _remove = parse_taint_spec(removal_spec(op.taint or ""))
             except ValueError as exc:
                 return self._refuse(op, str(exc))
-            gone = [t for t in node.taints if t.key == key and (effect is None or t.effect == effect)]
-            if not gone:
-                return self._refuse(op, f"taint {op.taint!r} not found on node {node.name}")
-            self.sim.store.update_taints(node, remove=gone)
-            return OperationResult(True, f"node/{node.name} untainted")
+            return self._remove_taints(op, node, key, effect)
         return self._with_node(op, action)
+
+    def _remove_taints(self, op: Operation, node: Node, key: str, effect: str | None) -> OperationResult:
+        gone = [t for t in node.taints if t.key == key and (effect is None or t.effect == effect)]
+        if not gone:
+            wanted = f"{key}:{effect}" if effect else key
+            return self._refuse(op, f'taint "{wanted}" not found')
+        self.sim.store.update_taints(node, remove=gone)
+        return OperationResult(True, f"node/{node.name} untainted")
 
     # ---------------------------------------------------------------- machine
 

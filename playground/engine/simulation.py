@@ -17,6 +17,15 @@ Informer-style reactions (a node's NoSchedule taints after a condition change, t
 controller seeing a new NoExecute taint, a kubelet seeing a pod bound to it) happen when the store
 is written, as a watch would deliver them, within the same instant.
 
+Live operations (`Simulation.apply`: keys, dialogs, the palette, the Python API) take effect after
+the controllers of their instant: `apply` first finishes the current instant (runs every timer due
+at or before now, so an operation at 0 s before the first step sees the scenario's instant 0 done),
+then applies the operation; what it sets in motion runs from the next timers on. A saved session
+records each live operation as a timeline entry with `afterControllers = true`, which replays at
+(its time, PHASE_AFTER_CONTROLLERS), after every other timer of that instant including the
+expectations, in the order the user applied them; so a saved session replays exactly what was seen.
+Hand-written timeline entries keep the operations phase (0), before the instant's controllers.
+
 kubectl drain runs in the operations phase: its evictions, its retries every 5 s and the polls that
 see evicted pods gone are operations-phase timers, so a drain always acts on the state the
 controllers left at the end of the previous instant.
@@ -61,9 +70,11 @@ from .scheduler.affinity import node_affinity_from_spec, node_affinity_to_spec
 from .store import ChangeSet, Store
 from .tainteviction import TaintEvictionController
 from .workloads import WorkloadControllers, template_hash
+from ..scenario.validation import MAX_TIME_MS
 from ..units import format_cpu, format_duration, format_memory, parse_duration
 
 PHASE_EXPECT = 8
+PHASE_AFTER_CONTROLLERS = 9  # live operations, and saved ones (afterControllers = true)
 
 
 @dataclass(slots=True)
@@ -252,7 +263,8 @@ class Simulation:
         for index, spec in enumerate(sc.pods):
             self.clock.call_at(spec.at or 0, PHASE_OPERATIONS, "pods.create", index)
         for index, entry in enumerate(sc.timeline):
-            self.clock.call_at(entry.at, PHASE_OPERATIONS, "timeline.apply", index)
+            phase = PHASE_AFTER_CONTROLLERS if entry.afterControllers else PHASE_OPERATIONS
+            self.clock.call_at(entry.at, phase, "timeline.apply", index)
         for index, exp in enumerate(sc.expect):
             self.clock.call_at(exp.at, PHASE_EXPECT, "expect.check", index)
 
@@ -300,7 +312,9 @@ class Simulation:
         self.operations.apply(op, origin="scenario")
 
     def _timeline_apply(self, index: int) -> None:
-        self.operations.apply(operation_from_entry(self.scenario.timeline[index]), origin="timeline")
+        entry = self.scenario.timeline[index]
+        self.operations.apply(operation_from_entry(entry), origin="timeline",
+                              after_controllers=bool(entry.afterControllers))
 
     # ---------------------------------------------------------------- running
 
@@ -322,21 +336,48 @@ class Simulation:
         self.clock.run_due(until)
 
     def apply(self, operation: Operation) -> OperationResult:
-        """Apply an operation now (from a key, the API or a test)."""
-        return self.operations.apply(operation)
+        """Apply an operation now (from a key, the API or a test), after the controllers of this
+        instant: the instant is finished first (see the module docstring). An invalid operation is
+        refused (result.ok False) without changing anything or entering the history."""
+        self.clock.run_due(self.clock.now)
+        return self.operations.apply(operation, after_controllers=True)
+
+    def session_entries(self) -> list[dict]:
+        """The timeline entries of this session's live operations, in the order they were applied:
+        every valid operation, refused or not (a refused drain still cordoned its node)."""
+        entries = []
+        for result in self.operations.history:
+            if result.origin == "user" and result.operation is not None:
+                entry = entry_from_operation(result.operation, result.time)
+                if result.after_controllers:
+                    entry["afterControllers"] = True
+                entries.append(entry)
+        return entries
 
     def replay_scenario(self) -> Scenario:
         """The scenario plus every operation a user applied so far, as timeline entries at their
-        times, so that loading it replays this session."""
+        times, so that loading it replays this session; its duration covers the session so far."""
         data = self.scenario.model_dump(by_alias=True, exclude_unset=True, exclude_none=True)
-        timeline = list(data.get("timeline", []))
-        for result in self.operations.history:
-            if result.origin == "user" and result.ok and result.operation is not None:
-                timeline.append(entry_from_operation(result.operation, result.time))
-        timeline.sort(key=lambda entry: parse_duration(entry["at"]))
+        timeline = list(data.get("timeline", [])) + self.session_entries()
+        timeline.sort(key=lambda entry: parse_duration(entry["at"]))  # stable: same-instant order kept
         if timeline:
             data["timeline"] = timeline
+        covered = min(self.clock.now, MAX_TIME_MS)
+        if covered > self.duration:
+            data["scenario"]["duration"] = format_duration(covered)
         return Scenario.model_validate(data)
+
+    def save(self, path: str | Path) -> Path:
+        """Save this session (replay_scenario) to `path` atomically, keeping the file's mode and a
+        symlink's target (README, "Saving"); returns the file written. Raises OSError or
+        ScenarioError, never leaving a temporary file behind."""
+        from ..scenario.loader import dump_scenario, parse_scenario
+        from ..scenario.saving import write_atomically
+
+        scenario = self.replay_scenario()
+        text = dump_scenario(scenario)
+        parse_scenario(text, str(path))  # never write what could not be read back
+        return write_atomically(path, text)
 
     # ---------------------------------------------------------------- expectations
 
@@ -358,6 +399,8 @@ def entry_from_operation(op: Operation, at: int) -> dict:
             entry["spec"] = spec_from_template(op.template)
     elif op.node:
         entry["node"] = op.node
+    if op.overwrite:
+        entry["overwrite"] = op.overwrite
     for key, value in (("taint", op.taint), ("pod", op.pod), ("deployment", op.deployment),
                        ("replicas", op.replicas), ("gracePeriodSeconds", op.grace_period_seconds),
                        ("podSelector", op.pod_selector), ("skipWaitForDeleteTimeout", op.skip_wait_for_delete_timeout)):
@@ -368,7 +411,7 @@ def entry_from_operation(op: Operation, at: int) -> dict:
     for key, flag in (("ignoreDaemonsets", op.ignore_daemonsets), ("deleteEmptydirData", op.delete_emptydir_data),
                       ("force", op.force), ("disableEviction", op.disable_eviction)):
         if flag:
-            entry[key] = True
+            entry[key] = flag  # a non-boolean here is refused by the entry's validation
     if op.namespace != "default":
         entry["namespace"] = op.namespace
     return entry
@@ -412,5 +455,6 @@ def operation_from_entry(entry) -> Operation:
         ignore_daemonsets=bool(entry.ignoreDaemonsets), delete_emptydir_data=bool(entry.deleteEmptydirData),
         force=bool(entry.force), timeout=entry.timeout, disable_eviction=bool(entry.disableEviction),
         pod_selector=entry.podSelector, skip_wait_for_delete_timeout=entry.skipWaitForDeleteTimeout,
+        overwrite=bool(entry.overwrite),
     )
 

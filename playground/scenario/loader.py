@@ -167,6 +167,15 @@ def _problem(error: dict, positions: dict) -> Problem:
     return Problem(format_loc(loc), line, message)
 
 
+def problem_text(error: dict) -> str:
+    """One pydantic error as "key.path: message", for errors outside a file (live operations)."""
+    problem = _problem(error, {})
+    field = str(error["loc"][-1]) if error["loc"] else ""
+    if not problem.path or problem.message.startswith(field):
+        return problem.message
+    return f"{problem.path}: {problem.message}"
+
+
 # ---------------------------------------------------------------- cross references
 
 def _cross_check(scenario: Scenario) -> list[tuple[tuple[LocPart, ...], str]]:

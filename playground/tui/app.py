@@ -28,7 +28,7 @@ from textual.widgets import ContentSwitcher, Footer
 from ..engine import Operation, OperationResult, Simulation
 from ..engine.objects import PodTemplate
 from ..engine.operations import OPERATION_INFO
-from ..scenario import Scenario, load_scenario, save_scenario
+from ..scenario import Scenario, load_scenario
 from ..units import format_duration
 from . import format as fmt
 from .actions import (
@@ -612,10 +612,9 @@ class PlaygroundApp(App):
         return _relative(folder / f"{stem}-at-{at}.toml")
 
     def save_to(self, path: Path) -> str:
-        scenario = self.sim.replay_scenario()
         existed = path.exists()
-        save_scenario(scenario, path)
-        operations = sum(1 for r in self.sim.operations.history if r.origin == "user" and r.ok)
+        self.sim.save(path)
+        operations = len(self.sim.session_entries())
         return (f"{'overwrote' if existed else 'wrote'} {path} with {operations} operation(s) of this session "
                 "as timeline entries")
 

@@ -132,8 +132,7 @@ OPERATION_INFO = {
         OperationInfo("restart-kubelet", "Restart kubelet", "node",
                       "Restart the kubelet process (systemctl restart kubelet): it registers again, re-creating a "
                       "deleted Node object, and cleans up pods deleted meanwhile."),
-        OperationInfo("taint", "Taint", "node",
-                      "Add a taint \"key=value:Effect\" (kubectl taint); \"key:Effect-\" or \"key-\" removes."),
+        OperationInfo("taint", "Taint", "node", "Add a taint \"key=value:Effect\" (kubectl taint)."),
         OperationInfo("untaint", "Remove taint", "node", "Remove a taint by \"key:Effect\" or by key."),
         OperationInfo("create-pod", "Create pod", "pod", "Create a bare pod."),
         OperationInfo("delete-pod", "Delete pod", "pod", "Delete a pod (kubectl delete pod)."),

@@ -385,6 +385,16 @@ DRAIN_KEYS = ("ignoreDaemonsets", "deleteEmptydirData", "force", "timeout", "dis
               "skipWaitForDeleteTimeout")
 
 
+_OPERATION_KEYS = {
+    "create-pod": ("pod", "namespace", "node", "spec"),
+    "delete-pod": ("pod", "namespace", "gracePeriodSeconds"),
+    "scale": ("deployment", "namespace", "replicas"),
+    "taint": ("node", "taint", "overwrite"),
+    "untaint": ("node", "taint"),
+    "drain": ("node", "gracePeriodSeconds") + DRAIN_KEYS,
+}
+
+
 class TimelineEntry(Strict):
     at: Time
     do: str
@@ -430,15 +440,17 @@ class TimelineEntry(Strict):
             parse_taint_spec(self.taint or "")
         if self.do == "untaint":
             parse_taint_spec(removal_spec(self.taint or ""))
-        if self.overwrite is not None and self.do != "taint":
-            raise ValueError("overwrite only applies to operation 'taint'")
         if self.do in ("create-pod", "delete-pod") and not self.pod:
             raise ValueError(f"operation {self.do!r} needs a pod name")
         if self.do == "scale" and (not self.deployment or self.replicas is None):
             raise ValueError("operation 'scale' needs a deployment and replicas")
-        given = [key for key in DRAIN_KEYS if getattr(self, key) is not None]
-        if given and self.do != "drain":
-            raise ValueError(f"{', '.join(given)} only apply to operation 'drain'")
+        uses = _OPERATION_KEYS.get(self.do, ("node",))
+        given = [key for key in self.model_fields_set - {"at", "do", "afterControllers"}
+                 if getattr(self, key) is not None and key not in uses
+                 and not (key == "namespace" and self.namespace == "default")]
+        if given:
+            raise ValueError(f"{', '.join(sorted(given))} {'does' if len(given) == 1 else 'do'} not apply to operation "
+                             f"{self.do!r} (it takes {', '.join(uses)})")
         if self.podSelector is not None and self.podSelector.strip() and not all(
                 _SELECTOR_PART.match(part) for part in self.podSelector.split(",")):
             raise ValueError(f"podSelector {self.podSelector!r} is not a label selector such as \"app=web,tier!=db\"")

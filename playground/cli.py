@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from .scenario import ScenarioError, load_scenario
+from .scenario.validation import MAX_TIME_MS
 from .units import UnitError, format_duration, parse_duration
 
 DEFAULT_SCENARIO = Path(__file__).resolve().parent.parent / "scenarios" / "default.toml"
@@ -72,9 +73,12 @@ def _until(text: str | None, default: int) -> int:
     if text is None:
         return default
     try:
-        return parse_duration(text)
+        until = parse_duration(text)
     except UnitError as exc:
         raise UnitError(f"--until: {exc}") from None
+    if until > MAX_TIME_MS:
+        raise UnitError(f"--until: must be at most {format_duration(MAX_TIME_MS)} (the playground's limit), got {text}")
+    return until
 
 
 def _validate(file: str) -> int:

@@ -141,6 +141,9 @@ def parse_taint_spec(text: str) -> tuple[str, str, str | None, bool]:
     value = ""
     if len(parts) == 1:
         key = parts[0]
+        if "=" in key and not remove:
+            raise ValueError(f"invalid taint spec: {text!r}: a taint to add needs an effect, e.g. "
+                             "\"dedicated=db:NoSchedule\"")
     elif len(parts) == 2:
         effect = parts[1]
         if effect not in EFFECTS:

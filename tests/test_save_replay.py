@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from playground.engine import Simulation
@@ -113,7 +113,11 @@ def test_a_saved_session_replays_exactly(data):
         # 0 ticks: another operation in the same instant (and, at first, at 0 s before any step)
         for _ in range(data.draw(st.sampled_from([0, 0, 1, 1, 3, 10, 40]))):
             live.step()
-        live.apply(any_op(data, live))
+        op = any_op(data, live)
+        before = len(live.operations.history)
+        result = live.apply(op)
+        kept = len(live.operations.history) > before
+        event(f"{op.do}: {'applied' if result.ok else 'refused by the cluster' if kept else 'invalid'}")
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "session.toml"
         live.save(path)

@@ -12,6 +12,7 @@ Order of work inside one instant of virtual time (timers are keyed by (time, pha
     controller's reconciler (a 100 ms grid, only while volumes wait)
   7 scheduler: up to attemptsPerTick scheduling cycles
   8 expectations due are checked, after everything else at that instant
+  9 live operations replayed from a saved session (timeline entries with afterControllers = true)
 
 Informer-style reactions (a node's NoSchedule taints after a condition change, the taint-eviction
 controller seeing a new NoExecute taint, a kubelet seeing a pod bound to it) happen when the store

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ValidationError
 
 from .saving import write_atomically
 from .schema import Scenario
-from .validation import MAX_FILE_BYTES, MAX_NESTING, nesting_depth, unknown_name_error
+from .validation import MAX_FILE_BYTES, MAX_NESTING, nesting_depth, prefix_error, unknown_name_error
 
 LocPart = str | int
 
@@ -207,6 +207,10 @@ def _cross_check(scenario: Scenario) -> list[tuple[tuple[LocPart, ...], str]]:
             problems.append((("nodes", i, "name"), f"duplicate node name {node.name!r}"))
         node_names.add(node.name)
     for i, pool in enumerate(scenario.nodePools):
+        error = prefix_error(pool.namePrefix, pool.count)
+        if error:
+            problems.append((("nodePools", i, "namePrefix"), error))
+            continue
         for name in pool.names():
             if name in node_names:
                 problems.append((("nodePools", i, "namePrefix"), f"node pool makes node {name!r}, which already exists"))

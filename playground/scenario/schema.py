@@ -13,7 +13,7 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fi
                       model_validator)
 
 from ..units import format_cpu, format_duration, format_memory, parse_count, parse_cpu, parse_duration, parse_memory
-from .validation import (EFFECTS, MAX_NODE_POOL, MAX_TIME_MS, label_error, labels_error, parse_taint_spec, prefix_error,
+from .validation import (EFFECTS, MAX_NODE_POOL, MAX_TIME_MS, label_error, labels_error, parse_taint_spec,
                          removal_spec, replicas_error, subdomain_error, taint_text)
 
 Duration = Annotated[int, BeforeValidator(parse_duration), PlainSerializer(format_duration, return_type=str)]
@@ -291,7 +291,7 @@ class NodeSpec(Strict):
 
 
 class NodePoolSpec(Strict):
-    namePrefix: str
+    namePrefix: str  # checked with count by the loader (validation.prefix_error), to name the key
     count: int = Field(gt=0, le=MAX_NODE_POOL)
     labels: Labels = {}
     capacity: Capacity
@@ -299,13 +299,6 @@ class NodePoolSpec(Strict):
     taints: list[TaintString] = []
     unschedulable: bool = False
     kubelet: KubeletSettings = KubeletSettings()
-
-    @model_validator(mode="after")
-    def _prefix(self) -> "NodePoolSpec":
-        error = prefix_error(self.namePrefix, self.count)
-        if error:
-            raise ValueError(error)
-        return self
 
     def names(self) -> list[str]:
         return [f"{self.namePrefix}{i}" for i in range(1, self.count + 1)]

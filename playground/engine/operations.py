@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Callable
 from ..scenario.validation import parse_taint_spec, removal_spec, unknown_name_error
 from .apiserver import AdmissionError
 from .drain import DrainOptions, parse_pod_selector
-from .objects import EFFECTS, Node, PodTemplate, Taint
+from .objects import Node, PodTemplate, Taint
 from .workloads import pod_from_template
 
 if TYPE_CHECKING:

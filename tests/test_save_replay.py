@@ -37,67 +37,72 @@ PROFILE = os.environ.get("PLAYGROUND_HYPOTHESIS_PROFILE", "ci")
 
 NODE_OPS = ("cordon", "uncordon", "drain", "cancel-drain", "delete-node", "shutdown", "power-off", "power-on",
             "partition", "heal", "stop-kubelet", "start-kubelet", "restart-kubelet")
-TAINTS = ("k=v:NoSchedule", "k=w:NoSchedule", "k:NoExecute", "k:NoExecute-", "k-", "k:NoSchedule-",
-          "node.kubernetes.io/out-of-service=nodeshutdown:NoExecute", "bad key:NoSchedule", "k=v:Bogus", "a:b:c", "")
+GOOD_TAINTS = ["k=v:NoSchedule", "k=w:NoSchedule", "k:NoExecute", "k:NoExecute-", "k-", "k:NoSchedule-",
+               "node.kubernetes.io/out-of-service=nodeshutdown:NoExecute"]
+BAD_TAINTS = ["bad key:NoSchedule", "k=v:Bogus", "a:b:c", ""]
 
 
 def document(sim: Simulation) -> str:
     return json.dumps(snapshot(sim), indent=1)
 
 
+def pick(data, good: list, bad: list):
+    """Mostly a valid value, one time in twelve an invalid one (the operation is then refused)."""
+    if bad and data.draw(st.integers(0, 11)) == 0:
+        return data.draw(st.sampled_from(bad))
+    return data.draw(st.sampled_from(good))
+
+
 def node_op(data, sim: Simulation) -> Operation:
-    names = sorted(sim.kubelets) + ["ghost", "Bad_Node"]
-    node = data.draw(st.sampled_from(names))
-    do = data.draw(st.sampled_from(NODE_OPS))
+    node = pick(data, sorted(sim.kubelets), ["ghost", "Bad_Node"])
+    do = data.draw(st.sampled_from(NODE_OPS + ("drain", "drain")))
     if do != "drain":
         return Operation(do, node=node)
     return Operation(
         "drain", node=node,
         ignore_daemonsets=data.draw(st.booleans()), delete_emptydir_data=data.draw(st.booleans()),
         force=data.draw(st.booleans()), disable_eviction=data.draw(st.booleans()),
-        grace_period_seconds=data.draw(st.sampled_from([None, 0, 2, 30, -1])),
-        timeout=data.draw(st.sampled_from([None, 0, 7_000, 60_000, -5])),
-        pod_selector=data.draw(st.sampled_from([None, "", "app=web", "app!=web", "tier in (a)"])),
-        skip_wait_for_delete_timeout=data.draw(st.sampled_from([None, 0, 5, -2])),
+        grace_period_seconds=pick(data, [None, 0, 2, 30], [-1]),
+        timeout=pick(data, [None, 0, 7_000, 60_000], [-5]),
+        pod_selector=pick(data, [None, "", "app=web", "app!=web"], ["tier in (a)"]),
+        skip_wait_for_delete_timeout=pick(data, [None, 0, 5], [-2]),
     )
 
 
 def taint_op(data, sim: Simulation) -> Operation:
-    node = data.draw(st.sampled_from(sorted(sim.kubelets) + ["ghost"]))
+    node = pick(data, sorted(sim.kubelets), ["ghost"])
     do = data.draw(st.sampled_from(["taint", "untaint"]))
-    taint = data.draw(st.sampled_from(TAINTS))
+    taint = pick(data, GOOD_TAINTS, BAD_TAINTS)
     return Operation(do, node=node, taint=taint, overwrite=do == "taint" and data.draw(st.booleans()))
 
 
 def pod_op(data, sim: Simulation) -> Operation:
     if data.draw(st.booleans()):
         pods = sorted(sim.store.pods) or ["default/none"]
-        key = data.draw(st.sampled_from(pods + ["default/ghost"]))
+        key = pick(data, pods, ["default/ghost"])
         namespace, _, name = key.partition("/")
         return Operation("delete-pod", pod=name, namespace=namespace,
-                         grace_period_seconds=data.draw(st.sampled_from([None, 0, 3, -1])))
-    classes = [""] + sorted(sim.store.priority_classes) + ["nope"]
+                         grace_period_seconds=pick(data, [None, 0, 3], [-1]))
     template = PodTemplate(
-        labels=data.draw(st.sampled_from([{}, {"app": "web"}, {"bad key": "x"}])),
-        cpu=data.draw(st.sampled_from([0, 100, 2000, -1])),
+        labels=pick(data, [{}, {"app": "web"}], [{"bad key": "x"}]),
+        cpu=pick(data, [0, 100, 2000], [-1]),
         memory=data.draw(st.sampled_from([0, 64 * 1024 * 1024])),
-        priority_class_name=data.draw(st.sampled_from(classes)),
-        termination_grace_period_seconds=data.draw(st.sampled_from([0, 3, 30, -5])),
+        priority_class_name=pick(data, [""] + sorted(sim.store.priority_classes), ["nope"]),
+        termination_grace_period_seconds=pick(data, [0, 3, 30], [-5]),
         tolerations=data.draw(st.sampled_from([(), (Toleration("k", "Exists", "", "NoExecute", 5),)])),
     )
-    return Operation("create-pod", pod=data.draw(st.sampled_from(["p-1", "p-2", "Bad Name", ""])),
-                     namespace=data.draw(st.sampled_from(["default", "team-a", "Bad NS"])), template=template,
-                     pod_node_name=data.draw(st.sampled_from([None, None] + sorted(sim.kubelets) + ["ghost"])))
+    return Operation("create-pod", pod=pick(data, ["p-1", "p-2"], ["Bad Name", ""]),
+                     namespace=pick(data, ["default", "team-a"], ["Bad NS"]), template=template,
+                     pod_node_name=pick(data, [None, None] + sorted(sim.kubelets), ["ghost"]))
 
 
 def scale_op(data, sim: Simulation) -> Operation:
-    name = data.draw(st.sampled_from(sorted(sim.store.deployments) + ["ghost"]))
-    return Operation("scale", deployment=name,
-                     replicas=data.draw(st.sampled_from([0, 1, 3, 6, -1, MAX_REPLICAS + 1, True])))
+    name = pick(data, sorted(sim.store.deployments) or ["ghost"], ["ghost"])
+    return Operation("scale", deployment=name, replicas=pick(data, [0, 1, 3, 6], [-1, MAX_REPLICAS + 1, True]))
 
 
 def any_op(data, sim: Simulation) -> Operation:
-    kind = data.draw(st.sampled_from(["node", "node", "taint", "pod", "scale", "bogus"]))
+    kind = data.draw(st.sampled_from(["node", "node", "node", "taint", "pod", "pod", "scale", "bogus"]))
     if kind == "bogus":
         return Operation("bogus", node=sorted(sim.kubelets)[0])
     return {"node": node_op, "taint": taint_op, "pod": pod_op, "scale": scale_op}[kind](data, sim)

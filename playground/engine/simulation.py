@@ -372,10 +372,15 @@ class Simulation:
         """Save this session (replay_scenario) to `path` atomically, keeping the file's mode and a
         symlink's target (README, "Saving"); returns the file written. Raises OSError or
         ScenarioError, never leaving a temporary file behind."""
-        from ..scenario.loader import dump_scenario, parse_scenario
+        from pydantic import ValidationError
+
+        from ..scenario.loader import Problem, ScenarioError, dump_scenario, parse_scenario, problem_text
         from ..scenario.saving import write_atomically
 
-        scenario = self.replay_scenario()
+        try:
+            scenario = self.replay_scenario()
+        except ValidationError as exc:  # not expected: operations are validated when applied
+            raise ScenarioError(str(path), [Problem("", None, problem_text(e)) for e in exc.errors()]) from None
         text = dump_scenario(scenario)
         parse_scenario(text, str(path))  # never write what could not be read back
         return write_atomically(path, text)

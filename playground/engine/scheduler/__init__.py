@@ -20,8 +20,10 @@ throughput. Within one instant the scheduler runs after every other component (s
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from ..clock import PHASE_SCHEDULER, Wakeup
 from ..objects import FALSE, PREFER_NO_SCHEDULE, TRUE, Node, Pod, Taint
@@ -49,6 +51,7 @@ from .plugins import (
 )
 from .preemption import DefaultPreemption
 from .queue import SchedulingQueue
+from .snapshot import NodeColumns, fit_status
 
 if TYPE_CHECKING:
     from ..simulation import Simulation
@@ -98,7 +101,12 @@ def fit_error_message(num_all_nodes: int, statuses: dict[str, Status], post_filt
     for status in statuses.values():
         for reason in status.reasons:
             histogram[reason] = histogram.get(reason, 0) + 1
-    missing = num_all_nodes - len(statuses)
+    return format_fit_error(num_all_nodes, histogram, len(statuses), post_filter_message, absent)
+
+
+def format_fit_error(num_all_nodes: int, histogram: dict[str, int], num_statuses: int, post_filter_message: str,
+                     absent: Status | None) -> str:
+    missing = num_all_nodes - num_statuses
     if missing > 0 and absent is not None:
         for reason in absent.reasons:
             histogram[reason] = histogram.get(reason, 0) + missing
@@ -119,22 +127,84 @@ def truncate_message(message: str) -> str:
     return message[:NOTE_LENGTH_LIMIT - 4] + " ..."
 
 
-@dataclass(slots=True)
 class Diagnosis:
     """framework.Diagnosis: per-node statuses, the status of the nodes not listed (PreFilter), and the
-    plugins that rejected the pod (UnschedulablePlugins)."""
+    plugins that rejected the pod (UnschedulablePlugins).
 
-    statuses: dict[str, Status] = field(default_factory=dict)
-    absent: Status | None = None
-    plugins: set[str] = field(default_factory=set)
+    The vectorised cycle records its rejected nodes as columns (rows in node-tree order, each an
+    index into a table of statuses); `statuses` is then built on first use, in the order the nodes
+    were evaluated, and the FitError histogram and preemption's node codes come from counts."""
+
+    __slots__ = ("_statuses", "absent", "_plugins", "_nodes", "_rows", "_ids", "_table")
+
+    def __init__(self) -> None:
+        self._statuses: dict[str, Status] | None = {}
+        self.absent: Status | None = None
+        self._plugins: set[str] | None = set()
+        self._nodes: list[Node] | None = None
+        self._rows: np.ndarray | None = None
+        self._ids: np.ndarray | None = None
+        self._table: list[Status] = []
+
+    def set_rejected(self, nodes: list[Node], rows: np.ndarray, ids: np.ndarray, table: list[Status]) -> None:
+        self._nodes, self._rows, self._ids, self._table = nodes, rows, ids, table
+        self._statuses = None
+        self._plugins = None
+
+    @property
+    def statuses(self) -> dict[str, Status]:
+        if self._statuses is None:
+            nodes, table = self._nodes, self._table
+            self._statuses = {nodes[r].name: table[i] for r, i in zip(self._rows.tolist(), self._ids.tolist())}
+        return self._statuses
+
+    @property
+    def plugins(self) -> set[str]:
+        if self._plugins is None:
+            used = np.flatnonzero(np.bincount(self._ids, minlength=len(self._table)))
+            self._plugins = {self._table[i].plugin for i in used.tolist()}
+        return self._plugins
+
+    def num_statuses(self) -> int:
+        return len(self._rows) if self._statuses is None else len(self._statuses)
 
     def get(self, node_name: str) -> Status:
         """NodeToStatus.Get: a node without its own status has the absent status (by default
         UnschedulableAndUnresolvable)."""
-        status = self.statuses.get(node_name)
+        if self._statuses is not None:
+            status = self._statuses.get(node_name)
+        else:
+            status = self._get_columnar(node_name) if node_name else None
         if status is not None:
             return status
         return self.absent if self.absent is not None else Status(UNSCHEDULABLE_AND_UNRESOLVABLE)
+
+    def _get_columnar(self, node_name: str) -> Status | None:
+        for j, row in enumerate(self._rows.tolist()):
+            if self._nodes[row].name == node_name:
+                return self._table[int(self._ids[j])]
+        return None
+
+    def message(self, num_all_nodes: int, post_filter_message: str = "") -> str:
+        """FitError.Error() of this diagnosis."""
+        if self._statuses is not None:
+            return fit_error_message(num_all_nodes, self._statuses, post_filter_message, self.absent)
+        histogram: dict[str, int] = {}
+        counts = np.bincount(self._ids, minlength=len(self._table)).tolist()
+        for status, count in zip(self._table, counts):
+            if count:
+                for reason in status.reasons:
+                    histogram[reason] = histogram.get(reason, 0) + count
+        return format_fit_error(num_all_nodes, histogram, len(self._rows), post_filter_message, self.absent)
+
+    def rows_with_code(self, order: list[Node], code: int) -> list[Node] | None:
+        """The nodes of `order` whose status has `code`, in that order; None when this diagnosis is
+        not columnar over `order`."""
+        if self._statuses is not None or self._nodes is not order:
+            return None
+        codes = np.array([status.code for status in self._table], dtype=np.int64)
+        rows = np.sort(self._rows[codes[self._ids] == code])
+        return [order[r] for r in rows.tolist()]
 
 
 @dataclass(slots=True)
@@ -143,10 +213,14 @@ class Attempt:
 
     time: int
     message: str
-    statuses: dict[str, Status]
+    diagnosis: Diagnosis
     post_filter_message: str = ""
     nominated_node: str = ""
     unschedulable_plugins: frozenset[str] = frozenset()
+
+    @property
+    def statuses(self) -> dict[str, Status]:
+        return self.diagnosis.statuses
 
 
 class Scheduler:
@@ -173,6 +247,8 @@ class Scheduler:
         self._prefer_no_schedule: set[str] = set()
         # PostFilter: DefaultPreemption (set to None to run without preemption).
         self.preemption: DefaultPreemption | None = DefaultPreemption(self)
+        # Per-node columns for the vectorised filter and score (snapshot.py).
+        self.columns = NodeColumns(sim.store)
         sim.store.pod_watchers.append(self._on_pod_event)
         sim.store.node_watchers.append(self._on_node_event)
 
@@ -211,6 +287,10 @@ class Scheduler:
                 self._prefer_no_schedule.discard(node.name)
         elif what == "removed":
             self._prefer_no_schedule.discard(node.name)
+        if what in ("added", "removed"):
+            self.columns.invalidate()
+        elif what in ("taints", "spec"):
+            self.columns.node_changed(node.name)
         if what == "added":
             self._order = None
             self._node_seen[node.name] = (tuple(node.taints), node.unschedulable)
@@ -416,16 +496,83 @@ class Scheduler:
         return names
 
     def find_nodes_that_fit(self, pod: Pod) -> tuple[list[Node], Diagnosis]:
-        store = self.sim.store
-        diagnosis = Diagnosis()
         if pod.nominated_node_name:
             # evaluateNominatedNode: the node preemption made room on is tried first.
-            node = store.nodes.get(pod.nominated_node_name)
+            node = self.sim.store.nodes.get(pod.nominated_node_name)
             if node is not None and self.run_filters(pod, node).ok:
-                return [node], diagnosis
+                return [node], Diagnosis()
         order = self.node_order()
-        total = len(order)
         names = self.prefilter_node_names(pod)
+        if names is not None or self.filters is not DEFAULT_FILTERS or not order:
+            return self._find_nodes_one_by_one(pod, order, names)
+        rows, diagnosis, _ = self._find_rows(pod, order)
+        return [order[r] for r in rows.tolist()], diagnosis
+
+    def _find_rows(self, pod: Pod, order: list[Node]):
+        """findNodesThatPassFilters on the columns: every node's verdict at once, then the
+        round-robin window: from next_start, nodes in order until numFeasibleNodesToFind feasible
+        ones; next_start moves on by the nodes that window covered (feasible and rejected)."""
+        columns = self.columns
+        columns.sync(order, self.filters)
+        cls = columns.pod_class(pod, self.filters)
+        feasible = cls.ok & columns.fits(pod)
+        overrides: dict[int, Status] = {}
+        if self.nominated:
+            # Nodes with nominated pods: the plain filters with those pods counted.
+            index = columns.index
+            for name in self.nominated:
+                i = index.get(name)
+                if i is not None:
+                    status = overrides[i] = self.run_filters(pod, order[i])
+                    feasible[i] = status.ok
+        count = len(order)
+        to_find = num_feasible_nodes_to_find(count, self.config.percentage_of_nodes_to_score)
+        start = self.next_start % count
+        positions = np.flatnonzero(feasible)
+        k = int(np.searchsorted(positions, start))
+        rows = np.concatenate((positions[k:], positions[:k]))[:to_find] if k else positions[:to_find]
+        if len(rows) == to_find:
+            processed = (int(rows[-1]) - start) % count + 1
+        else:
+            processed = count
+        self.next_start = (self.next_start + processed) % count
+        diagnosis = Diagnosis()
+        if processed > len(rows):
+            window = np.arange(start, start + processed) % count
+            self._record_rejected(diagnosis, pod, order, cls, window[~feasible[window]], overrides)
+        return rows, diagnosis, cls
+
+    def _record_rejected(self, diagnosis: Diagnosis, pod: Pod, order: list[Node], cls, rejected: np.ndarray,
+                         overrides: dict[int, Status]) -> None:
+        """Each rejected node's status: its class's first failing filter, else NodeResourcesFit's
+        failed checks (one shared status per combination), else (nominated pods counted) its own."""
+        table = list(cls.table)
+        ids = cls.status[rejected]
+        by_fit = ids == 0
+        if overrides:
+            for j, row in enumerate(rejected.tolist()):
+                status = overrides.get(row)
+                if status is not None:
+                    ids[j] = len(table)
+                    table.append(status)
+                    by_fit[j] = False
+        if by_fit.any():
+            bits, unresolvable = self.columns.fit_codes(pod, rejected[by_fit])
+            keys = bits * 2 + unresolvable
+            fit_ids = np.empty_like(keys)
+            for key in np.unique(keys).tolist():
+                fit_ids[keys == key] = len(table)
+                table.append(fit_status(key >> 1, bool(key & 1)))
+            ids[by_fit] = fit_ids
+        diagnosis.set_rejected(order, rejected, ids, table)
+
+    def _find_nodes_one_by_one(self, pod: Pod, order: list[Node], names: set[str] | None
+                               ) -> tuple[list[Node], Diagnosis]:
+        """The same search one node at a time: for PreFilter-narrowed node sets (DaemonSet pods) and
+        non-default filter lists."""
+        store = self.sim.store
+        diagnosis = Diagnosis()
+        total = len(order)
         if names is not None:
             nodes = [store.nodes[n] for n in sorted(names) if n in store.nodes]
             diagnosis.absent = Status(UNSCHEDULABLE_AND_UNRESOLVABLE,
@@ -441,27 +588,10 @@ class Scheduler:
         statuses = diagnosis.statuses
         processed = 0
         start = self.next_start
-        simple = not pod.node_selector and pod.required_node_affinity is None and pod.affinity_node_name is None
-        pod_cpu, pod_memory = pod.cpu, pod.memory
-        nominated = self.nominated
-        fit_filter = NODE_RESOURCES_FIT.filter
-        simple = simple and self.filters is DEFAULT_FILTERS
         for i in range(count):
             node = nodes[(start + i) % count]
             processed += 1
-            # The common case without calling each plugin: no taints, schedulable, room to spare,
-            # no nominated pods; anything else runs the filters.
-            if simple and not node.taints and not node.unschedulable and node.name not in nominated:
-                if (node.pod_count < node.allocatable_pods
-                        and (pod_cpu == 0 or pod_cpu <= node.allocatable_cpu - node.requested_cpu)
-                        and (pod_memory == 0 or pod_memory <= node.allocatable_memory - node.requested_memory)):
-                    feasible.append(node)
-                    if len(feasible) >= to_find:
-                        break
-                    continue
-                status = fit_filter(pod, node)  # only NodeResourcesFit can reject here
-            else:
-                status = self.run_filters(pod, node)
+            status = self.run_filters(pod, node)
             if status.ok:
                 feasible.append(node)
                 if len(feasible) >= to_find:
@@ -539,14 +669,31 @@ class Scheduler:
             return nodes[ties[0]]
         return nodes[ties[self.sim.rng.randrange(len(ties))]]
 
+    def select_row(self, rows: np.ndarray, scores: np.ndarray) -> int:
+        """select_host on columns: the same draw (one, only when there are ties)."""
+        ties = np.flatnonzero(scores == scores.max())
+        if len(ties) == 1:
+            return int(rows[ties[0]])
+        return int(rows[ties[self.sim.rng.randrange(len(ties))]])
+
     def schedule_one(self, pod: Pod, info) -> None:
         if not self.sim.store.nodes:
             self._fail(pod, info, Diagnosis(), error=NO_NODES_AVAILABLE)
             return
-        feasible, diagnosis = self.find_nodes_that_fit(pod)
-        if feasible:
-            node = feasible[0] if len(feasible) == 1 else self.select_host(feasible, self.score(pod, feasible))
-            self.bind(pod, node)
+        order = self.node_order()
+        if pod.nominated_node_name or self.filters is not DEFAULT_FILTERS \
+                or self.prefilter_node_names(pod) is not None:
+            feasible, diagnosis = self.find_nodes_that_fit(pod)
+            if feasible:
+                node = feasible[0] if len(feasible) == 1 else self.select_host(feasible, self.score(pod, feasible))
+                self.bind(pod, node)
+                return
+            self._fail(pod, info, diagnosis)
+            return
+        rows, diagnosis, cls = self._find_rows(pod, order)
+        if len(rows):
+            row = int(rows[0]) if len(rows) == 1 else self.select_row(rows, self.columns.score(pod, cls, rows))
+            self.bind(pod, order[row])
             return
         self._fail(pod, info, diagnosis)
 
@@ -560,9 +707,9 @@ class Scheduler:
         nominate: str | None = "" if error else None  # None: leave the nomination as it is
         if not error and self.preemption is not None:
             nominate, post_message = self.preemption.post_filter(pod, diagnosis)
-        message = error or fit_error_message(num_nodes, diagnosis.statuses, post_message, diagnosis.absent)
+        message = error or diagnosis.message(num_nodes, post_message)
         plugins = frozenset(diagnosis.plugins)
-        self.last_attempt[pod.key] = Attempt(now, message, diagnosis.statuses, post_message,
+        self.last_attempt[pod.key] = Attempt(now, message, diagnosis, post_message,
                                              nominate if nominate is not None else pod.nominated_node_name, plugins)
         store.event("Warning", "FailedScheduling", pod.ref, truncate_message(message), self.config.scheduler_name)
         if nominate is not None and store.pods.get(pod.key) is pod:

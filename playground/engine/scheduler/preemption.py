@@ -160,10 +160,14 @@ class DefaultPreemption:
 
     def potential_nodes(self, diagnosis: "Diagnosis") -> list[Node]:
         """nodesWherePreemptionMightHelp: nodes whose status is Unschedulable, in node-tree order."""
+        order = self.scheduler.node_order()
+        columnar = diagnosis.rows_with_code(order, UNSCHEDULABLE)
+        if columnar is not None:  # from the cycle's status codes, without a Status per node
+            return columnar
         statuses = diagnosis.statuses
         absent_code = diagnosis.absent.code if diagnosis.absent is not None else UNSCHEDULABLE_AND_UNRESOLVABLE
         out = []
-        for node in self.scheduler.node_order():
+        for node in order:
             status = statuses.get(node.name)
             code = status.code if status is not None else absent_code
             if code == UNSCHEDULABLE:

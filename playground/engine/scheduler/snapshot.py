@@ -1,0 +1,287 @@
+"""Columnar node state for the scheduler (kube-scheduler's cache snapshot, as numpy columns).
+
+One row per node in node-tree order (zones interleaved, `Scheduler.node_order`): allocatable,
+requested and non-zero requested cpu/memory, pod counts, and per pod class what the filters that do
+not depend on requests decide. A scheduling cycle then filters and scores every node with a few
+vector operations instead of one Python call per node and plugin.
+
+Kept current by:
+- the store's request accounting (`Store.on_requests`): bind, delete, a pod turning terminal, a node
+  re-created under the name of a deleted one;
+- the scheduler's node informer: a node's taints or spec.unschedulable changed (that row of every
+  cached pod class is recomputed), a node added or removed (the rows are rebuilt in the new order).
+
+A pod class is what NodeUnschedulable, NodeName, TaintToleration and NodeAffinity read of a pod
+(tolerations, spec.nodeName, nodeSelector, required node affinity); pods of one template share one.
+Its rows hold the first of those filters' statuses (the reference plugins in plugins.py decide it,
+once per node and class), so reasons and their order are the plugins' own. The scores keep
+kube-scheduler's arithmetic: integers for LeastAllocated and the normalisations, float64 in the
+same order of operations for BalancedAllocation (`score`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..objects import PREFER_NO_SCHEDULE, Node, Pod
+from ..store import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
+from .framework import MAX_NODE_SCORE, OK, UNSCHEDULABLE, UNSCHEDULABLE_AND_UNRESOLVABLE, Status
+from .plugins import NODE_AFFINITY, NODE_RESOURCES_FIT, TAINT_TOLERATION, balanced_score
+
+if TYPE_CHECKING:
+    from ..store import Store
+
+MAX_CLASSES = 512  # pod classes kept; past that the cache starts again (classes are per template)
+
+# NodeResourcesFit's reasons by bit: too many pods 1, cpu 2, memory 4 (the plugin's order).
+FIT_REASONS = ("Too many pods", "Insufficient cpu", "Insufficient memory")
+
+
+def fit_status(bits: int, unresolvable: bool) -> Status:
+    """The NodeResourcesFit status for a combination of failed checks, shared as the plugin shares it."""
+    reasons = tuple(reason for i, reason in enumerate(FIT_REASONS) if bits & (1 << i))
+    key = (unresolvable, *reasons)
+    statuses = NODE_RESOURCES_FIT._statuses
+    status = statuses.get(key)
+    if status is None:
+        code = UNSCHEDULABLE_AND_UNRESOLVABLE if unresolvable else UNSCHEDULABLE
+        status = statuses[key] = Status(code, reasons, NODE_RESOURCES_FIT.name)
+    return status
+
+
+def static_filters(pod: Pod, node: Node, filters) -> Status:
+    """The first status of the filters before NodeResourcesFit (they do not read requests)."""
+    for plugin in filters:
+        if plugin is NODE_RESOURCES_FIT:
+            continue
+        status = plugin.filter(pod, node)
+        if not status.ok:
+            return status
+    return OK
+
+
+def class_key(pod: Pod) -> tuple:
+    return (pod.tolerations, tuple(pod.node_selector.items()), pod.required_node_affinity,
+            pod.affinity_node_name, pod.node_name or "")
+
+
+class PodClass:
+    """What the request-independent filters decide for one pod class on every node."""
+
+    __slots__ = ("pod", "status", "table", "_by_content", "ok", "prefer_raw")
+
+    def __init__(self, pod: Pod, nodes: list[Node], filters, simple: bool, special: np.ndarray) -> None:
+        self.pod = pod  # a representative: the filters read only the class's fields
+        self.table: list[Status] = [OK]
+        self._by_content: dict[tuple, int] = {}
+        self.status = np.zeros(len(nodes), dtype=np.int32)  # index into table; 0 passes
+        rows = np.flatnonzero(special) if simple else range(len(nodes))
+        for i in rows:
+            self.update(int(i), nodes[int(i)], filters)
+        self.ok = self.status == 0
+        self.prefer_raw: np.ndarray | None = None
+
+    def update(self, i: int, node: Node, filters) -> None:
+        status = static_filters(self.pod, node, filters)
+        if status.ok:
+            self.status[i] = 0
+            return
+        key = (status.code, status.reasons, status.plugin)
+        index = self._by_content.get(key)
+        if index is None:
+            index = self._by_content[key] = len(self.table)
+            self.table.append(status)
+        self.status[i] = index
+
+
+class NodeColumns:
+    """The columns, in the order of `nodes`."""
+
+    def __init__(self, store: "Store") -> None:
+        self.store = store
+        self.nodes: list[Node] = []
+        self.index: dict[str, int] = {}
+        self.valid = False
+        self.dirty: set[str] = set()  # nodes whose taints or spec changed since the last sync
+        self.classes: dict[tuple, PodClass] = {}
+        self.affinity: dict[tuple, np.ndarray] = {}
+        store.on_requests = self.requests_changed
+
+    # ---------------------------------------------------------------- keeping current
+
+    def rebuild(self, nodes: list[Node]) -> None:
+        self.nodes = nodes
+        self.index = {node.name: i for i, node in enumerate(nodes)}
+        n = len(nodes)
+
+        def column(name: str) -> np.ndarray:
+            return np.fromiter((getattr(node, name) for node in nodes), dtype=np.int64, count=n)
+
+        self.alloc_cpu = column("allocatable_cpu")
+        self.alloc_memory = column("allocatable_memory")
+        self.alloc_pods = column("allocatable_pods")
+        self.req_cpu = column("requested_cpu")
+        self.req_memory = column("requested_memory")
+        self.nz_cpu = column("nonzero_cpu")
+        self.nz_memory = column("nonzero_memory")
+        self.pod_count = column("pod_count")
+        self.special = np.zeros(n, dtype=bool)  # tainted or unschedulable
+        self.prefer = np.zeros(n, dtype=bool)  # has a PreferNoSchedule taint
+        for i, node in enumerate(nodes):
+            self._flags(i, node)
+        # Rows where a zero allocatable makes LeastAllocated/BalancedAllocation take their other branch.
+        self.zero_alloc = (self.alloc_cpu == 0) | (self.alloc_memory == 0)
+        self.any_zero_alloc = bool(self.zero_alloc.any())
+        self.safe_cpu = np.where(self.alloc_cpu == 0, 1, self.alloc_cpu)
+        self.safe_memory = np.where(self.alloc_memory == 0, 1, self.alloc_memory)
+        self.classes.clear()
+        self.affinity.clear()
+        self.dirty.clear()
+        self.valid = True
+
+    def _flags(self, i: int, node: Node) -> None:
+        self.special[i] = bool(node.taints) or node.unschedulable
+        self.prefer[i] = any(t.effect == PREFER_NO_SCHEDULE for t in node.taints)
+
+    def invalidate(self) -> None:
+        """A node was added or removed: rows are rebuilt in the new order at the next cycle."""
+        self.valid = False
+
+    def node_changed(self, name: str) -> None:
+        """A node's taints or spec.unschedulable changed."""
+        if self.valid:
+            self.dirty.add(name)
+
+    def requests_changed(self, node: Node) -> None:
+        i = self.index.get(node.name) if self.valid else None
+        if i is None or self.nodes[i] is not node:
+            return
+        self.req_cpu[i] = node.requested_cpu
+        self.req_memory[i] = node.requested_memory
+        self.nz_cpu[i] = node.nonzero_cpu
+        self.nz_memory[i] = node.nonzero_memory
+        self.pod_count[i] = node.pod_count
+
+    def sync(self, order: list[Node], filters) -> None:
+        if not self.valid or self.nodes is not order:
+            self.rebuild(order)
+            return
+        if not self.dirty:
+            return
+        dirty, self.dirty = self.dirty, set()
+        for name in dirty:
+            i = self.index.get(name)
+            if i is None:
+                continue
+            node = self.nodes[i]
+            self._flags(i, node)
+            for cls in self.classes.values():
+                cls.update(i, node, filters)
+                cls.ok[i] = cls.status[i] == 0
+                cls.prefer_raw = None
+
+    # ---------------------------------------------------------------- per pod
+
+    def pod_class(self, pod: Pod, filters) -> PodClass:
+        key = class_key(pod)
+        cls = self.classes.get(key)
+        if cls is None:
+            if len(self.classes) >= MAX_CLASSES:
+                self.classes.clear()
+            simple = not pod.node_selector and pod.required_node_affinity is None \
+                and pod.affinity_node_name is None and not pod.node_name
+            cls = self.classes[key] = PodClass(pod, self.nodes, filters, simple, self.special)
+        return cls
+
+    def fits(self, pod: Pod) -> np.ndarray:
+        """NodeResourcesFit on every row (True: fits)."""
+        ok = self.pod_count < self.alloc_pods
+        if pod.cpu > 0:
+            ok &= self.req_cpu <= self.alloc_cpu - pod.cpu
+        if pod.memory > 0:
+            ok &= self.req_memory <= self.alloc_memory - pod.memory
+        return ok
+
+    def fit_codes(self, pod: Pod, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(failed-check bits, unresolvable) of NodeResourcesFit on `rows`."""
+        alloc_pods = self.alloc_pods[rows]
+        bits = (self.pod_count[rows] + 1 > alloc_pods).astype(np.int64)
+        unresolvable = (bits == 1) & (alloc_pods < 1)
+        if pod.cpu > 0:
+            alloc = self.alloc_cpu[rows]
+            bad = pod.cpu > alloc - self.req_cpu[rows]
+            bits |= bad.astype(np.int64) << 1
+            unresolvable |= bad & (pod.cpu > alloc)
+        if pod.memory > 0:
+            alloc = self.alloc_memory[rows]
+            bad = pod.memory > alloc - self.req_memory[rows]
+            bits |= bad.astype(np.int64) << 2
+            unresolvable |= bad & (pod.memory > alloc)
+        return bits, unresolvable
+
+    def prefer_raw(self, cls: PodClass, pod: Pod) -> np.ndarray:
+        """TaintToleration's raw score (untolerated PreferNoSchedule taints) on every row."""
+        if cls.prefer_raw is None:
+            raw = np.zeros(len(self.nodes), dtype=np.int64)
+            for i in np.flatnonzero(self.prefer):
+                raw[i] = TAINT_TOLERATION.score(pod, self.nodes[int(i)])
+            cls.prefer_raw = raw
+        return cls.prefer_raw
+
+    def affinity_raw(self, pod: Pod) -> np.ndarray:
+        """NodeAffinity's raw score (weights of matching preferred terms) on every row; labels do not
+        change while a node exists."""
+        key = pod.preferred_node_affinity
+        raw = self.affinity.get(key)
+        if raw is None:
+            if len(self.affinity) >= MAX_CLASSES:
+                self.affinity.clear()
+            raw = np.fromiter((NODE_AFFINITY.score(pod, node) for node in self.nodes), dtype=np.int64,
+                              count=len(self.nodes))
+            self.affinity[key] = raw
+        return raw
+
+    def score(self, pod: Pod, cls: PodClass, rows: np.ndarray) -> np.ndarray:
+        """Σ weight × normalized score of the default score plugins on `rows` (Scheduler.score)."""
+        if self.prefer[rows].any():
+            raw = self.prefer_raw(cls, pod)[rows]
+            highest = int(raw.max())
+            if highest == 0:
+                total = np.full(len(rows), MAX_NODE_SCORE * TAINT_TOLERATION.weight, dtype=np.int64)
+            else:
+                total = (MAX_NODE_SCORE - MAX_NODE_SCORE * raw // highest) * TAINT_TOLERATION.weight
+        else:
+            total = np.full(len(rows), MAX_NODE_SCORE * TAINT_TOLERATION.weight, dtype=np.int64)
+        if pod.preferred_node_affinity:
+            raw = self.affinity_raw(pod)[rows]
+            highest = int(raw.max())
+            if highest != 0:
+                total += MAX_NODE_SCORE * raw // highest * NODE_AFFINITY.weight
+        pod_cpu, pod_memory = pod.cpu, pod.memory
+        alloc_cpu = self.alloc_cpu[rows]
+        alloc_memory = self.alloc_memory[rows]
+        fit = least_allocated(self.nz_cpu[rows] + (pod_cpu or DEFAULT_MILLI_CPU_REQUEST), alloc_cpu,
+                              self.safe_cpu[rows])
+        fit += least_allocated(self.nz_memory[rows] + (pod_memory or DEFAULT_MEMORY_REQUEST), alloc_memory,
+                               self.safe_memory[rows])
+        total += fit // 2
+        if pod_cpu != 0 or pod_memory != 0:
+            req_cpu = self.req_cpu[rows] + pod_cpu
+            req_memory = self.req_memory[rows] + pod_memory
+            f_cpu = np.minimum(req_cpu / self.safe_cpu[rows], 1.0)
+            f_memory = np.minimum(req_memory / self.safe_memory[rows], 1.0)
+            balanced = ((1 - np.abs(f_cpu - f_memory) / 2) * MAX_NODE_SCORE).astype(np.int64)
+            if self.any_zero_alloc:
+                for j in np.flatnonzero(self.zero_alloc[rows]):
+                    balanced[j] = balanced_score(int(req_cpu[j]), int(alloc_cpu[j]), int(req_memory[j]),
+                                                 int(alloc_memory[j]))
+            total += balanced
+        return total
+
+
+def least_allocated(requested: np.ndarray, allocatable: np.ndarray, safe: np.ndarray) -> np.ndarray:
+    """plugins.least_allocated on rows: 0 where allocatable is 0 or the request exceeds it."""
+    score = (allocatable - requested) * MAX_NODE_SCORE // safe
+    return np.where((allocatable != 0) & (requested <= allocatable), score, 0)

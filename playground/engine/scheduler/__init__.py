@@ -15,13 +15,20 @@ when its attempt fails, as the queue's in-flight event list does. backoffQ is fl
 ticker; unschedulablePods leftovers after 5 minutes on the 30 s ticker.
 
 `attemptsPerTick` (simulation only) bounds how many cycles fit in one tick: the scheduler's
-throughput. Within one instant the scheduler runs after every other component (see simulation.py).
+throughput. It does not apply at t=0: a scenario opens in its steady state, every pod created at
+t=0 placed at t=0, one cycle after another in queue order exactly as without a bound (the same
+nodes, the same RNG draws), however many there are. Within one instant the scheduler runs after
+every other component (see simulation.py).
+
+Filters and scores run on columnar node state (`snapshot.py`): every node's verdict and score as
+numpy vector operations, with the same statuses, window, next_start, scores and tie-break draws as
+the per-node plugins in `plugins.py`, which stay the reference (tests/test_scheduler_columnar.py).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
@@ -249,6 +256,9 @@ class Scheduler:
         self.preemption: DefaultPreemption | None = DefaultPreemption(self)
         # Per-node columns for the vectorised filter and score (snapshot.py).
         self.columns = NodeColumns(sim.store)
+        # Told (placed, pods to place) while the pods created at t=0 are placed: a large scenario
+        # takes a while to open, and the CLI and the TUI show how far it got.
+        self.progress: Callable[[int, int], None] | None = None
         sim.store.pod_watchers.append(self._on_pod_event)
         sim.store.node_watchers.append(self._on_node_event)
 
@@ -368,9 +378,14 @@ class Scheduler:
 
     # ---------------------------------------------------------------- run loop
 
+    def _attempts(self, now: int) -> int:
+        """Cycles allowed in this tick: attemptsPerTick, unbounded at t=0 (the scenario opens in its
+        steady state)."""
+        return self.config.attempts_per_tick if now > 0 else 1 << 62
+
     def _kick(self, due: int, force: bool = False) -> None:
         tick = self.sim.tick
-        if not force and due // tick == self._budget_tick and self._budget_used >= self.config.attempts_per_tick:
+        if not force and due // tick == self._budget_tick and self._budget_used >= self._attempts(due):
             due = (due // tick + 1) * tick
         self._run.arm(due)
 
@@ -378,6 +393,7 @@ class Scheduler:
         self._run.fired()
         now = self.sim.clock.now
         queue = self.queue
+        progress = self.progress if now == 0 else None
         self._in_run = True
         try:
             self._process_events(now)
@@ -387,20 +403,31 @@ class Scheduler:
             if tick_index != self._budget_tick:
                 self._budget_tick, self._budget_used = tick_index, 0
             pods = self.sim.store.pods
-            while self._budget_used < self.config.attempts_per_tick:
+            attempts = self._attempts(now)
+            total = len(queue.infos) if progress is not None else 0
+            cycles = 0
+            while self._budget_used < attempts:
                 info = queue.pop()
                 if info is None:
                     break
+                if progress is not None and cycles % 1000 == 0:
+                    progress(cycles, total)
                 pod = pods.get(info.key)
                 if pod is None or pod.node_name or pod.deletion_timestamp is not None or pod.is_terminal():
                     queue.done(info.key)
                     continue
                 self._budget_used += 1
+                cycles += 1
                 self.schedule_one(pod, info)
                 if self._events:
                     self._process_events(now)
         finally:
             self._in_run = False
+        if now == 0:
+            # The t=0 placement spends at most this tick's budget: later instants of tick 0 are bounded.
+            self._budget_used = min(self._budget_used, self.config.attempts_per_tick)
+            if progress is not None:
+                progress(cycles, total)
         self._rearm(now)
 
     def _rearm(self, now: int) -> None:

@@ -27,6 +27,7 @@ from playground.engine.objects import (
 )
 from playground.engine.scheduler import fit_error_message, num_feasible_nodes_to_find
 from playground.engine.scheduler.framework import UNSCHEDULABLE, NodeInfo
+from playground.engine.scheduler.snapshot import local_score
 from playground.engine.scheduler.plugins import DEFAULT_FILTERS, DEFAULT_SCORES, NODE_AFFINITY
 from playground.engine.workloads import pod_from_template
 
@@ -197,10 +198,10 @@ def test_vectorised_cycle_matches_the_plain_plugins(data):
             want_scores = plain_scores(pod, nodes)
             # The columnar cycle on the same start: same rows, same scores, same pick for one RNG state.
             scheduler.next_start = start
-            rows, _, cls = scheduler._find_rows(pod, scheduler.node_order())
+            rows, _, placement = scheduler._find_rows(pod, scheduler.node_order())
             if not pod.nominated_node_name or [n.name for n in nodes] != [pod.nominated_node_name]:
                 assert [scheduler.node_order()[r].name for r in rows] == [n.name for n in nodes]
-                scores = scheduler.columns.score(pod, cls, rows)
+                scores = scheduler.columns.score(pod, placement, rows)
                 assert scores.tolist() == want_scores
                 state = sim.rng.getstate()
                 picked = scheduler.node_order()[scheduler.select_row(rows, scores)].name
@@ -282,9 +283,11 @@ def test_score_boundaries_exact_fill_and_exact_fractions():
         pod = make_pod(sim, "p", spec)
         order = scheduler.node_order()
         rows = np.arange(len(order))
-        scheduler.columns.sync(order, scheduler.filters)
-        cls = scheduler.columns.pod_class(pod, scheduler.filters)
-        assert scheduler.columns.score(pod, cls, rows).tolist() == plain_scores(pod, order)
+        columns = scheduler.columns
+        columns.sync(order, scheduler.filters)
+        placement = columns.placement(pod, columns.pod_class(pod, scheduler.filters))
+        assert columns.score(pod, placement, rows).tolist() == plain_scores(pod, order)
+        assert columns.local_scores(pod, rows).tolist() == [local_score(pod, node) for node in order]
     # cpu (1000 + 0) / 2000 = 0.5, memory 16Gi / 16Gi = 1: balanced 75; LeastAllocated cpu 45, memory 0.
     pod = make_pod(sim, "half", (0, 16 * GI, 0, [], {}, None, ()))
     assert plain_scores(pod, [sim.store.nodes[names[0]]]) == [300 + 45 // 2 + 75]

@@ -542,9 +542,11 @@ class Scheduler:
         columns = self.columns
         columns.sync(order, self.filters)
         cls = columns.pod_class(pod, self.filters)
-        feasible = cls.ok & columns.fits(pod)
+        placement = columns.placement(pod, cls)
+        feasible = placement.feasible
         overrides: dict[int, Status] = {}
         if self.nominated:
+            feasible = feasible.copy()
             # Nodes with nominated pods: the plain filters with those pods counted.
             index = columns.index
             for name in self.nominated:
@@ -567,7 +569,7 @@ class Scheduler:
         if processed > len(rows):
             window = np.arange(start, start + processed) % count
             self._record_rejected(diagnosis, pod, order, cls, window[~feasible[window]], overrides)
-        return rows, diagnosis, cls
+        return rows, diagnosis, placement
 
     def _record_rejected(self, diagnosis: Diagnosis, pod: Pod, order: list[Node], cls, rejected: np.ndarray,
                          overrides: dict[int, Status]) -> None:
@@ -717,9 +719,9 @@ class Scheduler:
                 return
             self._fail(pod, info, diagnosis)
             return
-        rows, diagnosis, cls = self._find_rows(pod, order)
+        rows, diagnosis, placement = self._find_rows(pod, order)
         if len(rows):
-            row = int(rows[0]) if len(rows) == 1 else self.select_row(rows, self.columns.score(pod, cls, rows))
+            row = int(rows[0]) if len(rows) == 1 else self.select_row(rows, self.columns.score(pod, placement, rows))
             self.bind(pod, order[row])
             return
         self._fail(pod, info, diagnosis)

@@ -29,6 +29,7 @@ from ..objects import PREFER_NO_SCHEDULE, Node, Pod
 from ..store import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
 from .framework import MAX_NODE_SCORE, OK, UNSCHEDULABLE, UNSCHEDULABLE_AND_UNRESOLVABLE, Status
 from .plugins import NODE_AFFINITY, NODE_RESOURCES_FIT, TAINT_TOLERATION, balanced_score
+from .plugins import least_allocated as least_allocated_one
 
 if TYPE_CHECKING:
     from ..store import Store
@@ -107,6 +108,11 @@ class NodeColumns:
         self.dirty: set[str] = set()  # nodes whose taints or spec changed since the last sync
         self.classes: dict[tuple, PodClass] = {}
         self.affinity: dict[tuple, np.ndarray] = {}
+        self.placements: dict[tuple, Placement] = {}
+        # Rows whose requests, taints or cordon changed, in order; a placement catches up from its
+        # position in this log (log_base: rows dropped from the front when it grew long).
+        self.log: list[int] = []
+        self.log_base = 0
         store.on_requests = self.requests_changed
 
     # ---------------------------------------------------------------- keeping current
@@ -138,6 +144,9 @@ class NodeColumns:
         self.safe_memory = np.where(self.alloc_memory == 0, 1, self.alloc_memory)
         self.classes.clear()
         self.affinity.clear()
+        self.placements.clear()
+        self.log_base += len(self.log)
+        self.log = []
         self.dirty.clear()
         self.valid = True
 
@@ -163,6 +172,14 @@ class NodeColumns:
         self.nz_cpu[i] = node.nonzero_cpu
         self.nz_memory[i] = node.nonzero_memory
         self.pod_count[i] = node.pod_count
+        self._logged(i)
+
+    def _logged(self, row: int) -> None:
+        log = self.log
+        log.append(row)
+        if len(log) > 8 * len(self.nodes) + 64:  # placements that lag this far recompute everything
+            self.log_base += len(log)
+            self.log = []
 
     def sync(self, order: list[Node], filters) -> None:
         if not self.valid or self.nodes is not order:
@@ -181,6 +198,7 @@ class NodeColumns:
                 cls.update(i, node, filters)
                 cls.ok[i] = cls.status[i] == 0
                 cls.prefer_raw = None
+            self._logged(i)
 
     # ---------------------------------------------------------------- per pod
 
@@ -190,6 +208,7 @@ class NodeColumns:
         if cls is None:
             if len(self.classes) >= MAX_CLASSES:
                 self.classes.clear()
+                self.placements.clear()
             simple = not pod.node_selector and pod.required_node_affinity is None \
                 and pod.affinity_node_name is None and not pod.node_name
             cls = self.classes[key] = PodClass(pod, self.nodes, filters, simple, self.special)
@@ -243,42 +262,107 @@ class NodeColumns:
             self.affinity[key] = raw
         return raw
 
-    def score(self, pod: Pod, cls: PodClass, rows: np.ndarray) -> np.ndarray:
-        """Σ weight × normalized score of the default score plugins on `rows` (Scheduler.score)."""
+    def placement(self, pod: Pod, cls: PodClass) -> "Placement":
+        """The feasibility and request-dependent score of pods of this class and requests on every
+        row, brought up to date with the rows changed since it was last used."""
+        key = (cls, pod.cpu, pod.memory)
+        entry = self.placements.get(key)
+        end = self.log_base + len(self.log)
+        if entry is None:
+            if len(self.placements) >= MAX_CLASSES:
+                self.placements.clear()
+            entry = self.placements[key] = Placement(cls, cls.ok & self.fits(pod), self.local_scores(pod, None), end)
+            return entry
+        start = entry.seen - self.log_base
+        if start == len(self.log):
+            return entry
+        entry.seen = end
+        if start < 0 or len(self.log) - start > 64:
+            entry.feasible = cls.ok & self.fits(pod)
+            entry.local = self.local_scores(pod, None)
+            return entry
+        nodes, ok, feasible, local = self.nodes, cls.ok, entry.feasible, entry.local
+        cpu, memory = pod.cpu, pod.memory
+        for row in set(self.log[start:]):
+            node = nodes[row]
+            feasible[row] = ok[row] and node.pod_count < node.allocatable_pods \
+                and (cpu == 0 or cpu <= node.allocatable_cpu - node.requested_cpu) \
+                and (memory == 0 or memory <= node.allocatable_memory - node.requested_memory)
+            local[row] = local_score(pod, node)
+        return entry
+
+    def local_scores(self, pod: Pod, rows: np.ndarray | None) -> np.ndarray:
+        """LeastAllocated (non-zero requests) halved plus BalancedAllocation on `rows` (all when None):
+        the part of the score that depends only on the node, not on the other nodes scored."""
+        def take(column: np.ndarray) -> np.ndarray:
+            return column if rows is None else column[rows]
+
+        pod_cpu, pod_memory = pod.cpu, pod.memory
+        alloc_cpu = take(self.alloc_cpu)
+        alloc_memory = take(self.alloc_memory)
+        safe_cpu, safe_memory = take(self.safe_cpu), take(self.safe_memory)
+        fit = least_allocated(take(self.nz_cpu) + (pod_cpu or DEFAULT_MILLI_CPU_REQUEST), alloc_cpu, safe_cpu)
+        fit += least_allocated(take(self.nz_memory) + (pod_memory or DEFAULT_MEMORY_REQUEST), alloc_memory,
+                               safe_memory)
+        total = fit // 2
+        if pod_cpu != 0 or pod_memory != 0:
+            req_cpu = take(self.req_cpu) + pod_cpu
+            req_memory = take(self.req_memory) + pod_memory
+            f_cpu = np.minimum(req_cpu / safe_cpu, 1.0)
+            f_memory = np.minimum(req_memory / safe_memory, 1.0)
+            balanced = ((1 - np.abs(f_cpu - f_memory) / 2) * MAX_NODE_SCORE).astype(np.int64)
+            if self.any_zero_alloc:
+                for j in np.flatnonzero(take(self.zero_alloc)).tolist():
+                    balanced[j] = balanced_score(int(req_cpu[j]), int(alloc_cpu[j]), int(req_memory[j]),
+                                                 int(alloc_memory[j]))
+            total += balanced
+        return total
+
+    def score(self, pod: Pod, entry: "Placement", rows: np.ndarray) -> np.ndarray:
+        """Σ weight × normalized score of the default score plugins on `rows` (Scheduler.score):
+        TaintToleration and NodeAffinity normalized over `rows`, plus the per-node part."""
+        total = entry.local[rows]
         if self.prefer[rows].any():
-            raw = self.prefer_raw(cls, pod)[rows]
+            raw = self.prefer_raw(entry.cls, pod)[rows]
             highest = int(raw.max())
             if highest == 0:
-                total = np.full(len(rows), MAX_NODE_SCORE * TAINT_TOLERATION.weight, dtype=np.int64)
+                total = total + MAX_NODE_SCORE * TAINT_TOLERATION.weight
             else:
-                total = (MAX_NODE_SCORE - MAX_NODE_SCORE * raw // highest) * TAINT_TOLERATION.weight
+                total = total + (MAX_NODE_SCORE - MAX_NODE_SCORE * raw // highest) * TAINT_TOLERATION.weight
         else:
-            total = np.full(len(rows), MAX_NODE_SCORE * TAINT_TOLERATION.weight, dtype=np.int64)
+            total = total + MAX_NODE_SCORE * TAINT_TOLERATION.weight
         if pod.preferred_node_affinity:
             raw = self.affinity_raw(pod)[rows]
             highest = int(raw.max())
             if highest != 0:
                 total += MAX_NODE_SCORE * raw // highest * NODE_AFFINITY.weight
-        pod_cpu, pod_memory = pod.cpu, pod.memory
-        alloc_cpu = self.alloc_cpu[rows]
-        alloc_memory = self.alloc_memory[rows]
-        fit = least_allocated(self.nz_cpu[rows] + (pod_cpu or DEFAULT_MILLI_CPU_REQUEST), alloc_cpu,
-                              self.safe_cpu[rows])
-        fit += least_allocated(self.nz_memory[rows] + (pod_memory or DEFAULT_MEMORY_REQUEST), alloc_memory,
-                               self.safe_memory[rows])
-        total += fit // 2
-        if pod_cpu != 0 or pod_memory != 0:
-            req_cpu = self.req_cpu[rows] + pod_cpu
-            req_memory = self.req_memory[rows] + pod_memory
-            f_cpu = np.minimum(req_cpu / self.safe_cpu[rows], 1.0)
-            f_memory = np.minimum(req_memory / self.safe_memory[rows], 1.0)
-            balanced = ((1 - np.abs(f_cpu - f_memory) / 2) * MAX_NODE_SCORE).astype(np.int64)
-            if self.any_zero_alloc:
-                for j in np.flatnonzero(self.zero_alloc[rows]):
-                    balanced[j] = balanced_score(int(req_cpu[j]), int(alloc_cpu[j]), int(req_memory[j]),
-                                                 int(alloc_memory[j]))
-            total += balanced
         return total
+
+
+class Placement:
+    """Pods of one class and requests: feasible on each row (filters, NodeResourcesFit) and the
+    per-node part of their score, caught up with the change log up to `seen`."""
+
+    __slots__ = ("cls", "feasible", "local", "seen")
+
+    def __init__(self, cls: PodClass, feasible: np.ndarray, local: np.ndarray, seen: int) -> None:
+        self.cls = cls
+        self.feasible = feasible
+        self.local = local
+        self.seen = seen
+
+
+def local_score(pod: Pod, node: Node) -> int:
+    """local_scores for one node, in plain integer and float arithmetic (plugins.least_allocated,
+    plugins.balanced_score)."""
+    pod_cpu, pod_memory = pod.cpu, pod.memory
+    fit = least_allocated_one(node.nonzero_cpu + (pod_cpu or DEFAULT_MILLI_CPU_REQUEST), node.allocatable_cpu)
+    fit += least_allocated_one(node.nonzero_memory + (pod_memory or DEFAULT_MEMORY_REQUEST), node.allocatable_memory)
+    score = fit // 2
+    if pod_cpu != 0 or pod_memory != 0:
+        score += balanced_score(node.requested_cpu + pod_cpu, node.allocatable_cpu,
+                                node.requested_memory + pod_memory, node.allocatable_memory)
+    return score
 
 
 def least_allocated(requested: np.ndarray, allocatable: np.ndarray, safe: np.ndarray) -> np.ndarray:

@@ -20,6 +20,7 @@ from playground.engine.objects import (
     PREFER_NO_SCHEDULE,
     NodeSelectorRequirement,
     NodeSelectorTerm,
+    PodDisruptionBudget,
     PodTemplate,
     PreferredSchedulingTerm,
     Taint,
@@ -27,6 +28,7 @@ from playground.engine.objects import (
 )
 from playground.engine.scheduler import fit_error_message, num_feasible_nodes_to_find
 from playground.engine.scheduler.framework import UNSCHEDULABLE, NodeInfo
+from playground.engine.scheduler.preemption import earliest_start_of_highest_priority
 from playground.engine.scheduler.snapshot import local_score
 from playground.engine.scheduler.plugins import DEFAULT_FILTERS, DEFAULT_SCORES, NODE_AFFINITY
 from playground.engine.workloads import pod_from_template
@@ -78,6 +80,8 @@ cluster = st.fixed_dictionaries({
     "placed": st.lists(st.tuples(st.integers(0, 10_000), pod_spec), max_size=120),
     "nominated": st.lists(st.tuples(st.integers(0, 10_000), pod_spec), max_size=6),
     "pods": st.lists(st.tuples(pod_spec, st.integers(0, 10_000)), min_size=1, max_size=6),
+    "pdbs": st.lists(st.tuples(st.integers(0, 9), st.integers(0, 3)), max_size=3),  # (app group, allowed)
+    "started": st.lists(st.integers(0, 5000), max_size=120),  # start times of the placed pods
 })
 
 
@@ -96,10 +100,18 @@ def build(data):
         store.update_taints(store.nodes[names[index % len(names)]], add=[taint])
     for index in data["cordons"]:
         store.set_unschedulable(store.nodes[names[index % len(names)]], True)
+    started = data.get("started", [])
     for i, (index, spec) in enumerate(data["placed"]):
         pod = make_pod(sim, f"placed-{i}", spec)
+        pod.labels["group"] = str(i % 10)
         pod.node_name = names[index % len(names)]
+        if i < len(started):
+            pod.start_time = started[i]
         store.add_pod(pod)
+    for group, allowed in data.get("pdbs", []):
+        pdb = PodDisruptionBudget(f"pdb-{group}", "default", {"group": str(group)})
+        pdb.disruptions_allowed = allowed
+        store.pdbs[pdb.key] = pdb
     for i, (index, spec) in enumerate(data["nominated"]):
         pod = make_pod(sim, f"nominated-{i}", spec)
         store.add_pod(pod)
@@ -165,6 +177,51 @@ def plain_scores(pod, nodes):
     return totals
 
 
+def sequential_pick(candidates, now):
+    """pickOneNodeForPreemption as written: keep the best of each criterion in turn."""
+    remaining = list({c.node: c for c in candidates}.values())
+    for func in (lambda c: -c.num_pdb_violations, lambda c: -c.victims[0].priority,
+                 lambda c: -sum(v.priority + 2**31 for v in c.victims), lambda c: -len(c.victims),
+                 lambda c: earliest_start_of_highest_priority(c.victims, now)):
+        scores = [func(c) for c in remaining]
+        remaining = [c for c, score in zip(remaining, scores) if score == max(scores)]
+        if len(remaining) == 1:
+            return remaining
+    return remaining
+
+
+def candidate_tuples(candidates):
+    return [(c.node, [v.key for v in c.victims], c.num_pdb_violations) for c in candidates]
+
+
+def check_preemption(sim, pod, diagnosis, potential):
+    """The columnar dry run (twice: the second from the victim cache) against the node-by-node one
+    on the same offset draw, and the pick against the sequential criteria."""
+    preemption = sim.scheduler.preemption
+    pdbs = list(sim.store.pdbs.values())
+    state = sim.rng.getstate()
+    if potential:
+        offset = sim.rng.randrange(len(potential))
+        want, want_statuses = preemption.dry_run_preemption(
+            pod, potential, pdbs, offset, preemption.calculate_num_candidates(len(potential)))
+    else:
+        want, want_statuses = [], {}
+    after = sim.rng.getstate()
+    for _ in range(2):
+        sim.rng.setstate(state)
+        candidates, statuses = preemption.find_candidates(pod, diagnosis)
+        assert sim.rng.getstate() == after
+        assert candidate_tuples(candidates) == candidate_tuples(want)
+        assert as_tuples(statuses) == as_tuples(want_statuses)
+    if len(candidates) > 1:
+        best = sequential_pick(want, sim.now)
+        state = sim.rng.getstate()
+        picked = preemption.select_candidate(candidates)
+        sim.rng.setstate(state)
+        expected = best[0] if len(best) == 1 else best[sim.rng.randrange(len(best))]
+        assert picked.node == expected.node
+
+
 def as_tuples(statuses):
     return [(name, s.code, s.reasons, s.plugin) for name, s in statuses.items()]
 
@@ -190,8 +247,9 @@ def test_vectorised_cycle_matches_the_plain_plugins(data):
         if not nodes:
             potential = scheduler.preemption.potential_nodes(diagnosis)
             order = scheduler.node_order()
-            assert [n.name for n in potential] == [n.name for n in order if n.name in want_statuses
-                                                   and want_statuses[n.name].code == UNSCHEDULABLE]
+            want_potential = [n for n in order if n.name in want_statuses and want_statuses[n.name].code == UNSCHEDULABLE]
+            assert [n.name for n in potential] == [n.name for n in want_potential]
+            check_preemption(sim, pod, diagnosis, want_potential)
         assert as_tuples(diagnosis.statuses) == as_tuples(want_statuses)
         assert diagnosis.plugins == {s.plugin for s in want_statuses.values()}
         if len(nodes) > 1:
@@ -291,3 +349,55 @@ def test_score_boundaries_exact_fill_and_exact_fractions():
     # cpu (1000 + 0) / 2000 = 0.5, memory 16Gi / 16Gi = 1: balanced 75; LeastAllocated cpu 45, memory 0.
     pod = make_pod(sim, "half", (0, 16 * GI, 0, [], {}, None, ()))
     assert plain_scores(pod, [sim.store.nodes[names[0]]]) == [300 + 45 // 2 + 75]
+
+
+preemptor = st.tuples(st.sampled_from([1000, 2000, 3000]), st.sampled_from([50, 1000]),
+                      st.lists(st.sampled_from(TOLERATIONS), max_size=1), st.booleans())  # remove victims at once
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(pool, min_size=1, max_size=5), st.integers(0, 2**32), st.lists(preemptor, min_size=1, max_size=8),
+       st.lists(st.tuples(st.integers(0, 3), st.integers(0, 1)), max_size=3),
+       st.lists(st.tuples(st.integers(0, 10_000), st.sampled_from(TAINTS)), max_size=10))
+def test_columnar_preemption_matches_node_by_node(pools, seed, preemptors, pdbs, taints):
+    """Full nodes of lower-priority pods (random requests, priorities, start times, PDB groups),
+    preemptors that fit nowhere: the same candidates, victims, statuses and pick as the node-by-node
+    dry run, while earlier preemptions nominate nodes and delete or remove victims (the victim cache
+    must follow)."""
+    import random
+
+    data = {"pools": pools, "percentage": 0, "taints": taints, "cordons": [], "placed": [], "nominated": [],
+            "pods": [], "pdbs": pdbs}
+    sim, names = build(data)
+    rng = random.Random(seed)
+    store = sim.store
+    for n, name in enumerate(names):
+        node = store.nodes[name]
+        for j in range(rng.randint(1, 4)):
+            spec = (rng.choice([500, 1000, 1500]), 0, rng.choice([0, 10, 100]), [], {}, None, ())
+            pod = make_pod(sim, f"low-{n}-{j}", spec)
+            pod.labels["group"] = str(rng.randint(0, 3))
+            pod.start_time = rng.choice([None, 0, 1000, 2000])
+            pod.node_name = name
+            if node.requested_cpu + pod.cpu <= node.allocatable_cpu:
+                store.add_pod(pod)
+    scheduler = sim.scheduler
+    for i, (cpu, priority, tolerations, remove) in enumerate(preemptors):
+        pod = make_pod(sim, f"high-{i}", (cpu, 0, priority, tolerations, {}, None, ()))
+        store.add_pod(pod)
+        start = scheduler.next_start
+        want_nodes, want_statuses, _ = plain_find(scheduler, pod, start)
+        nodes, diagnosis = scheduler.find_nodes_that_fit(pod)
+        assert [n.name for n in nodes] == want_nodes
+        if nodes:
+            store.bind_pod(pod, nodes[0].name)
+            continue
+        order = scheduler.node_order()
+        potential = [n for n in order if n.name in want_statuses and want_statuses[n.name].code == UNSCHEDULABLE]
+        check_preemption(sim, pod, diagnosis, potential)
+        nominate, _ = scheduler.preemption.post_filter(pod, diagnosis)
+        if nominate:
+            store.set_nominated_node(pod, nominate)
+            if remove:
+                for victim in [p for p in store.pods_on(nominate) if p.deletion_timestamp is not None]:
+                    store.remove_pod(victim)

@@ -204,14 +204,13 @@ class Diagnosis:
                     histogram[reason] = histogram.get(reason, 0) + count
         return format_fit_error(num_all_nodes, histogram, len(self._rows), post_filter_message, self.absent)
 
-    def rows_with_code(self, order: list[Node], code: int) -> list[Node] | None:
-        """The nodes of `order` whose status has `code`, in that order; None when this diagnosis is
-        not columnar over `order`."""
+    def rows_with_code(self, order: list[Node], code: int) -> np.ndarray | None:
+        """The rows of `order` whose status has `code`, ascending (node-tree order); None when this
+        diagnosis is not columnar over `order`."""
         if self._statuses is not None or self._nodes is not order:
             return None
         codes = np.array([status.code for status in self._table], dtype=np.int64)
-        rows = np.sort(self._rows[codes[self._ids] == code])
-        return [order[r] for r in rows.tolist()]
+        return np.sort(self._rows[codes[self._ids] == code])
 
 
 @dataclass(slots=True)
@@ -252,10 +251,10 @@ class Scheduler:
         self._node_seen: dict[str, tuple[tuple[Taint, ...], bool]] = {}
         # Nodes with a PreferNoSchedule taint: only then does TaintToleration's score vary.
         self._prefer_no_schedule: set[str] = set()
+        # Per-node columns for the vectorised filter and score (snapshot.py).
+        self.columns = NodeColumns(sim.store, self.nominated)
         # PostFilter: DefaultPreemption (set to None to run without preemption).
         self.preemption: DefaultPreemption | None = DefaultPreemption(self)
-        # Per-node columns for the vectorised filter and score (snapshot.py).
-        self.columns = NodeColumns(sim.store)
         # Told (placed, pods to place) while the pods created at t=0 are placed: a large scenario
         # takes a while to open, and the CLI and the TUI show how far it got.
         self.progress: Callable[[int, int], None] | None = None
@@ -330,6 +329,7 @@ class Scheduler:
         if pod.nominated_node_name and not pod.node_name:
             self.nominated.setdefault(pod.nominated_node_name, {})[pod.key] = pod
             self._nominated_at[pod.key] = pod.nominated_node_name
+            self.columns.nominated_changed(pod.nominated_node_name)
 
     def _forget_nomination(self, pod: Pod) -> None:
         """Drop the pod from the nominator (by where it was indexed: binding clears the field first)."""
@@ -340,6 +340,7 @@ class Scheduler:
                 pods.pop(pod.key, None)
                 if not pods:
                     del self.nominated[node_name]
+            self.columns.nominated_changed(node_name)
 
     def nominated_pods(self, node_name: str) -> list[Pod]:
         """NominatedPodsForNode."""
@@ -545,15 +546,25 @@ class Scheduler:
         placement = columns.placement(pod, cls)
         feasible = placement.feasible
         overrides: dict[int, Status] = {}
+        counted = None
         if self.nominated:
+            # Nodes with nominated pods of equal or higher priority: with them counted, from their
+            # sums where all of them count; one by one (the plain filters) where only some do and on
+            # the pod's own nominated node (it does not count itself).
             feasible = feasible.copy()
-            # Nodes with nominated pods: the plain filters with those pods counted.
-            index = columns.index
-            for name in self.nominated:
-                i = index.get(name)
-                if i is not None:
-                    status = overrides[i] = self.run_filters(pod, order[i])
-                    feasible[i] = status.ok
+            has = columns.nom_count > 0
+            counted = has & (columns.nom_min_priority >= pod.priority)
+            some = has & ~counted & (columns.nom_max_priority >= pod.priority)
+            own = columns.index.get(pod.nominated_node_name) if pod.nominated_node_name else None
+            if own is not None and has[own]:
+                counted[own] = False
+                some[own] = True
+            rows = np.flatnonzero(counted)
+            if len(rows):
+                feasible[rows] = cls.ok[rows] & columns.fits_with_nominated(pod, rows)
+            for i in np.flatnonzero(some).tolist():
+                status = overrides[i] = self.run_filters(pod, order[i])
+                feasible[i] = status.ok
         count = len(order)
         to_find = num_feasible_nodes_to_find(count, self.config.percentage_of_nodes_to_score)
         start = self.next_start % count
@@ -568,25 +579,29 @@ class Scheduler:
         diagnosis = Diagnosis()
         if processed > len(rows):
             window = np.arange(start, start + processed) % count
-            self._record_rejected(diagnosis, pod, order, cls, window[~feasible[window]], overrides)
+            self._record_rejected(diagnosis, pod, order, cls, window[~feasible[window]], overrides, counted)
         return rows, diagnosis, placement
 
     def _record_rejected(self, diagnosis: Diagnosis, pod: Pod, order: list[Node], cls, rejected: np.ndarray,
-                         overrides: dict[int, Status]) -> None:
+                         overrides: dict[int, Status], counted: np.ndarray | None) -> None:
         """Each rejected node's status: its class's first failing filter, else NodeResourcesFit's
         failed checks (one shared status per combination), else (nominated pods counted) its own."""
         table = list(cls.table)
         ids = cls.status[rejected]
         by_fit = ids == 0
         if overrides:
-            for j, row in enumerate(rejected.tolist()):
-                status = overrides.get(row)
-                if status is not None:
+            position = np.full(len(order), -1, dtype=np.int64)
+            position[rejected] = np.arange(len(rejected))
+            for row, status in overrides.items():
+                j = int(position[row])
+                if j >= 0:
                     ids[j] = len(table)
                     table.append(status)
                     by_fit[j] = False
         if by_fit.any():
-            bits, unresolvable = self.columns.fit_codes(pod, rejected[by_fit])
+            fit_rows = rejected[by_fit]
+            bits, unresolvable = self.columns.fit_codes(pod, fit_rows,
+                                                        counted[fit_rows] if counted is not None else None)
             keys = bits * 2 + unresolvable
             fit_ids = np.empty_like(keys)
             for key in np.unique(keys).tolist():

@@ -100,11 +100,13 @@ class PodClass:
 class NodeColumns:
     """The columns, in the order of `nodes`."""
 
-    def __init__(self, store: "Store") -> None:
+    def __init__(self, store: "Store", nominated: dict[str, dict[str, Pod]]) -> None:
         self.store = store
+        self.nominated = nominated  # the scheduler's nominator: node -> pods nominated to it
         self.nodes: list[Node] = []
         self.index: dict[str, int] = {}
         self.valid = False
+        self.generation = 0  # counts rebuilds: rows of different generations are different nodes
         self.dirty: set[str] = set()  # nodes whose taints or spec changed since the last sync
         self.classes: dict[tuple, PodClass] = {}
         self.affinity: dict[tuple, np.ndarray] = {}
@@ -133,6 +135,16 @@ class NodeColumns:
         self.nz_cpu = column("nonzero_cpu")
         self.nz_memory = column("nonzero_memory")
         self.pod_count = column("pod_count")
+        # Sums of the pods nominated to each node, and their lowest and highest priority.
+        self.nom_cpu = np.zeros(n, dtype=np.int64)
+        self.nom_memory = np.zeros(n, dtype=np.int64)
+        self.nom_count = np.zeros(n, dtype=np.int64)
+        self.nom_min_priority = np.zeros(n, dtype=np.int64)
+        self.nom_max_priority = np.zeros(n, dtype=np.int64)
+        for name, pods in self.nominated.items():
+            i = self.index.get(name)
+            if i is not None:
+                self._nominated_row(i, pods)
         self.special = np.zeros(n, dtype=bool)  # tainted or unschedulable
         self.prefer = np.zeros(n, dtype=bool)  # has a PreferNoSchedule taint
         for i, node in enumerate(nodes):
@@ -148,6 +160,7 @@ class NodeColumns:
         self.log_base += len(self.log)
         self.log = []
         self.dirty.clear()
+        self.generation += 1
         self.valid = True
 
     def _flags(self, i: int, node: Node) -> None:
@@ -162,6 +175,20 @@ class NodeColumns:
         """A node's taints or spec.unschedulable changed."""
         if self.valid:
             self.dirty.add(name)
+
+    def _nominated_row(self, i: int, pods: dict[str, Pod]) -> None:
+        self.nom_cpu[i] = sum(p.cpu for p in pods.values())
+        self.nom_memory[i] = sum(p.memory for p in pods.values())
+        self.nom_count[i] = len(pods)
+        self.nom_min_priority[i] = min((p.priority for p in pods.values()), default=0)
+        self.nom_max_priority[i] = max((p.priority for p in pods.values()), default=0)
+
+    def nominated_changed(self, name: str) -> None:
+        """The pods nominated to a node changed."""
+        i = self.index.get(name) if self.valid else None
+        if i is not None:
+            self._nominated_row(i, self.nominated.get(name, {}))
+            self._logged(i)
 
     def requests_changed(self, node: Node) -> None:
         i = self.index.get(node.name) if self.valid else None
@@ -223,19 +250,34 @@ class NodeColumns:
             ok &= self.req_memory <= self.alloc_memory - pod.memory
         return ok
 
-    def fit_codes(self, pod: Pod, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(failed-check bits, unresolvable) of NodeResourcesFit on `rows`."""
+    def fits_with_nominated(self, pod: Pod, rows: np.ndarray) -> np.ndarray:
+        """NodeResourcesFit on `rows` with every pod nominated there counted (NodeInfo.AddPod)."""
+        ok = self.pod_count[rows] + self.nom_count[rows] < self.alloc_pods[rows]
+        if pod.cpu > 0:
+            ok &= self.req_cpu[rows] + self.nom_cpu[rows] <= self.alloc_cpu[rows] - pod.cpu
+        if pod.memory > 0:
+            ok &= self.req_memory[rows] + self.nom_memory[rows] <= self.alloc_memory[rows] - pod.memory
+        return ok
+
+    def fit_codes(self, pod: Pod, rows: np.ndarray, with_nominated: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
+        """(failed-check bits, unresolvable) of NodeResourcesFit on `rows`; where `with_nominated`
+        (per row) is set, the pods nominated there count."""
+        def plus(column: np.ndarray, extra: np.ndarray) -> np.ndarray:
+            values = column[rows]
+            return values if with_nominated is None else values + np.where(with_nominated, extra[rows], 0)
+
         alloc_pods = self.alloc_pods[rows]
-        bits = (self.pod_count[rows] + 1 > alloc_pods).astype(np.int64)
+        bits = (plus(self.pod_count, self.nom_count) + 1 > alloc_pods).astype(np.int64)
         unresolvable = (bits == 1) & (alloc_pods < 1)
         if pod.cpu > 0:
             alloc = self.alloc_cpu[rows]
-            bad = pod.cpu > alloc - self.req_cpu[rows]
+            bad = pod.cpu > alloc - plus(self.req_cpu, self.nom_cpu)
             bits |= bad.astype(np.int64) << 1
             unresolvable |= bad & (pod.cpu > alloc)
         if pod.memory > 0:
             alloc = self.alloc_memory[rows]
-            bad = pod.memory > alloc - self.req_memory[rows]
+            bad = pod.memory > alloc - plus(self.req_memory, self.nom_memory)
             bits |= bad.astype(np.int64) << 2
             unresolvable |= bad & (pod.memory > alloc)
         return bits, unresolvable

@@ -401,3 +401,22 @@ def test_columnar_preemption_matches_node_by_node(pools, seed, preemptors, pdbs,
             if remove:
                 for victim in [p for p in store.pods_on(nominate) if p.deletion_timestamp is not None]:
                     store.remove_pod(victim)
+
+
+def test_a_class_is_re_evaluated_after_its_first_pod_was_bound():
+    """The rows of a pod class are recomputed when a node's taints change; the first pod of the class
+    may be bound by then (regression: its spec.nodeName made NodeName reject every other node)."""
+    data = {"pools": [(4, "zone-a", "", "", ("4", "8Gi"), 110)], "percentage": 0, "taints": [], "cordons": [],
+            "placed": [], "nominated": [], "pods": []}
+    sim, names = build(data)
+    spec = (100, 0, 0, [], {}, None, ())
+    first = make_pod(sim, "first", spec)
+    sim.store.add_pod(first)
+    nodes, _ = sim.scheduler.find_nodes_that_fit(first)
+    sim.store.bind_pod(first, nodes[0].name)
+    sim.store.update_taints(sim.store.nodes[names[2]], add=[TAINTS[0]])
+    second = make_pod(sim, "second", spec)
+    _, diagnosis = sim.scheduler.find_nodes_that_fit(second)
+    want = plain_find(sim.scheduler, second, 0)[1]
+    assert as_tuples(diagnosis.statuses) == as_tuples(want)
+    assert [s.reasons for s in diagnosis.statuses.values()] == [("node(s) had untolerated taint {dedicated: gpu}",)]

@@ -68,13 +68,21 @@ def class_key(pod: Pod) -> tuple:
             pod.affinity_node_name, pod.node_name or "")
 
 
+def class_pod(pod: Pod) -> Pod:
+    """A stand-in with the fields of `pod` the request-independent filters read (and nothing that
+    changes when `pod` is bound)."""
+    return Pod(name="", namespace="", uid="", labels={}, creation_time=0, tolerations=pod.tolerations,
+               node_selector=dict(pod.node_selector), affinity_node_name=pod.affinity_node_name,
+               required_node_affinity=pod.required_node_affinity, node_name=pod.node_name)
+
+
 class PodClass:
     """What the request-independent filters decide for one pod class on every node."""
 
     __slots__ = ("pod", "status", "table", "_by_content", "ok", "prefer_raw")
 
     def __init__(self, pod: Pod, nodes: list[Node], filters, simple: bool, special: np.ndarray) -> None:
-        self.pod = pod  # a representative: the filters read only the class's fields
+        self.pod = class_pod(pod)  # the class's fields only: the pod itself gets bound later
         self.table: list[Status] = [OK]
         self._by_content: dict[tuple, int] = {}
         self.status = np.zeros(len(nodes), dtype=np.int32)  # index into table; 0 passes

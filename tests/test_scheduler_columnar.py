@@ -247,7 +247,8 @@ def test_vectorised_cycle_matches_the_plain_plugins(data):
         if not nodes:
             potential = scheduler.preemption.potential_nodes(diagnosis)
             order = scheduler.node_order()
-            want_potential = [n for n in order if n.name in want_statuses and want_statuses[n.name].code == UNSCHEDULABLE]
+            want_potential = [n for n in order
+                              if n.name in want_statuses and want_statuses[n.name].code == UNSCHEDULABLE]
             assert [n.name for n in potential] == [n.name for n in want_potential]
             check_preemption(sim, pod, diagnosis, want_potential)
         assert as_tuples(diagnosis.statuses) == as_tuples(want_statuses)

@@ -89,11 +89,26 @@ def _validate(file: str) -> int:
     return 0
 
 
+PROGRESS_MIN_PODS = 5000  # smaller scenarios open in well under a second: no progress line
+
+
+def _report_progress(sim) -> None:
+    """A progress line on stderr while a large scenario's pods are placed at t=0."""
+
+    def report(done: int, total: int) -> None:
+        if total >= PROGRESS_MIN_PODS:
+            end = "\n" if done >= total else ""
+            print(f"\rplacing the pods created at t=0: {done:,} of {total:,}", end=end, file=sys.stderr, flush=True)
+
+    sim.scheduler.progress = report
+
+
 def _sim(file: str, until: str | None, as_json: bool) -> int:
     from .engine import Simulation
     from .engine.report import format_event, snapshot
 
     sim = Simulation(load_scenario(file))
+    _report_progress(sim)
     end = _until(until, sim.duration)
     sim.run_until_ms(end)
     if as_json:
@@ -112,6 +127,7 @@ def _check(file: str, until: str | None) -> int:
 
     scenario = load_scenario(file)
     sim = Simulation(scenario)
+    _report_progress(sim)
     last = max((e.at for e in scenario.expect), default=0)
     sim.run_until_ms(_until(until, max(sim.duration, last)))
     if not scenario.expect:

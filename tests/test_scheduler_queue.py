@@ -214,13 +214,19 @@ def test_leftover_flush_retries_after_more_than_five_minutes():
     assert attempt_times(sim) == [10_000, 330_000, 660_000]
 
 
-def test_attempts_per_tick_bound_scheduling_throughput():
+def test_attempts_per_tick_bound_scheduling_throughput_after_t0():
+    """Pods created at t=0 are all placed at t=0 (the scenario opens in its steady state); later
+    ones at attemptsPerTick per tick."""
     body = nodes_toml("n-", 2) + "\n[scheduler]\nattemptsPerTick = 3\n" + "".join(
-        f'\n[[pods]]\nname = "p-{i}"\nrequests = {{ cpu = "100m" }}\n' for i in range(10))
+        f'\n[[pods]]\nname = "p-{i}"\nrequests = {{ cpu = "100m" }}\n' for i in range(5)) + "".join(
+        f'\n[[pods]]\nname = "q-{i}"\nat = "1s"\nrequests = {{ cpu = "100m" }}\n' for i in range(7))
     sim = make_sim(body)
+    reports = []
+    sim.scheduler.progress = lambda done, total: reports.append((done, total))
     sim.run_until(5)
     times = sorted(e.time for e in events(sim, "Scheduled"))
-    assert times == [0, 0, 0, 1000, 1000, 1000, 2000, 2000, 2000, 3000]
+    assert times == [0] * 5 + [1000, 1000, 1000, 2000, 2000, 2000, 3000]
+    assert reports == [(0, 5), (5, 5)]  # reported while the t=0 pods are placed, and when done
 
 
 def test_events_are_delivered_even_when_the_ticks_budget_is_spent():

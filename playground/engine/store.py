@@ -96,6 +96,8 @@ class Store:
         self.changes = ChangeSet()
         self.node_watchers: list[NodeWatcher] = []
         self.pod_watchers: list[PodWatcher] = []
+        # Told after a node's request totals changed (the scheduler's columnar node state).
+        self.on_requests: Callable[[Node], None] | None = None
         self._uid = 0
 
     # ---------------------------------------------------------------- helpers
@@ -272,3 +274,5 @@ class Store:
         node.nonzero_cpu += sign * (pod.cpu or DEFAULT_MILLI_CPU_REQUEST)
         node.nonzero_memory += sign * (pod.memory or DEFAULT_MEMORY_REQUEST)
         node.pod_count += sign
+        if self.on_requests is not None:
+            self.on_requests(node)

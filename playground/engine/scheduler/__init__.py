@@ -15,13 +15,22 @@ when its attempt fails, as the queue's in-flight event list does. backoffQ is fl
 ticker; unschedulablePods leftovers after 5 minutes on the 30 s ticker.
 
 `attemptsPerTick` (simulation only) bounds how many cycles fit in one tick: the scheduler's
-throughput. Within one instant the scheduler runs after every other component (see simulation.py).
+throughput. It does not apply at t=0: a scenario opens in its steady state, every pod created at
+t=0 placed at t=0, one cycle after another in queue order exactly as without a bound (the same
+nodes, the same RNG draws), however many there are. Within one instant the scheduler runs after
+every other component (see simulation.py).
+
+Filters and scores run on columnar node state (`snapshot.py`): every node's verdict and score as
+numpy vector operations, with the same statuses, window, next_start, scores and tie-break draws as
+the per-node plugins in `plugins.py`, which stay the reference (tests/test_scheduler_columnar.py).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+import numpy as np
 
 from ..clock import PHASE_SCHEDULER, Wakeup
 from ..objects import FALSE, PREFER_NO_SCHEDULE, TRUE, Node, Pod, Taint
@@ -49,6 +58,7 @@ from .plugins import (
 )
 from .preemption import DefaultPreemption
 from .queue import SchedulingQueue
+from .snapshot import NodeColumns, fit_status
 
 if TYPE_CHECKING:
     from ..simulation import Simulation
@@ -98,7 +108,12 @@ def fit_error_message(num_all_nodes: int, statuses: dict[str, Status], post_filt
     for status in statuses.values():
         for reason in status.reasons:
             histogram[reason] = histogram.get(reason, 0) + 1
-    missing = num_all_nodes - len(statuses)
+    return format_fit_error(num_all_nodes, histogram, len(statuses), post_filter_message, absent)
+
+
+def format_fit_error(num_all_nodes: int, histogram: dict[str, int], num_statuses: int, post_filter_message: str,
+                     absent: Status | None) -> str:
+    missing = num_all_nodes - num_statuses
     if missing > 0 and absent is not None:
         for reason in absent.reasons:
             histogram[reason] = histogram.get(reason, 0) + missing
@@ -119,22 +134,83 @@ def truncate_message(message: str) -> str:
     return message[:NOTE_LENGTH_LIMIT - 4] + " ..."
 
 
-@dataclass(slots=True)
 class Diagnosis:
     """framework.Diagnosis: per-node statuses, the status of the nodes not listed (PreFilter), and the
-    plugins that rejected the pod (UnschedulablePlugins)."""
+    plugins that rejected the pod (UnschedulablePlugins).
 
-    statuses: dict[str, Status] = field(default_factory=dict)
-    absent: Status | None = None
-    plugins: set[str] = field(default_factory=set)
+    The vectorised cycle records its rejected nodes as columns (rows in node-tree order, each an
+    index into a table of statuses); `statuses` is then built on first use, in the order the nodes
+    were evaluated, and the FitError histogram and preemption's node codes come from counts."""
+
+    __slots__ = ("_statuses", "absent", "_plugins", "_nodes", "_rows", "_ids", "_table")
+
+    def __init__(self) -> None:
+        self._statuses: dict[str, Status] | None = {}
+        self.absent: Status | None = None
+        self._plugins: set[str] | None = set()
+        self._nodes: list[Node] | None = None
+        self._rows: np.ndarray | None = None
+        self._ids: np.ndarray | None = None
+        self._table: list[Status] = []
+
+    def set_rejected(self, nodes: list[Node], rows: np.ndarray, ids: np.ndarray, table: list[Status]) -> None:
+        self._nodes, self._rows, self._ids, self._table = nodes, rows, ids, table
+        self._statuses = None
+        self._plugins = None
+
+    @property
+    def statuses(self) -> dict[str, Status]:
+        if self._statuses is None:
+            nodes, table = self._nodes, self._table
+            self._statuses = {nodes[r].name: table[i] for r, i in zip(self._rows.tolist(), self._ids.tolist())}
+        return self._statuses
+
+    @property
+    def plugins(self) -> set[str]:
+        if self._plugins is None:
+            used = np.flatnonzero(np.bincount(self._ids, minlength=len(self._table)))
+            self._plugins = {self._table[i].plugin for i in used.tolist()}
+        return self._plugins
+
+    def num_statuses(self) -> int:
+        return len(self._rows) if self._statuses is None else len(self._statuses)
 
     def get(self, node_name: str) -> Status:
         """NodeToStatus.Get: a node without its own status has the absent status (by default
         UnschedulableAndUnresolvable)."""
-        status = self.statuses.get(node_name)
+        if self._statuses is not None:
+            status = self._statuses.get(node_name)
+        else:
+            status = self._get_columnar(node_name) if node_name else None
         if status is not None:
             return status
         return self.absent if self.absent is not None else Status(UNSCHEDULABLE_AND_UNRESOLVABLE)
+
+    def _get_columnar(self, node_name: str) -> Status | None:
+        for j, row in enumerate(self._rows.tolist()):
+            if self._nodes[row].name == node_name:
+                return self._table[int(self._ids[j])]
+        return None
+
+    def message(self, num_all_nodes: int, post_filter_message: str = "") -> str:
+        """FitError.Error() of this diagnosis."""
+        if self._statuses is not None:
+            return fit_error_message(num_all_nodes, self._statuses, post_filter_message, self.absent)
+        histogram: dict[str, int] = {}
+        counts = np.bincount(self._ids, minlength=len(self._table)).tolist()
+        for status, count in zip(self._table, counts):
+            if count:
+                for reason in status.reasons:
+                    histogram[reason] = histogram.get(reason, 0) + count
+        return format_fit_error(num_all_nodes, histogram, len(self._rows), post_filter_message, self.absent)
+
+    def rows_with_code(self, order: list[Node], code: int) -> np.ndarray | None:
+        """The rows of `order` whose status has `code`, ascending (node-tree order); None when this
+        diagnosis is not columnar over `order`."""
+        if self._statuses is not None or self._nodes is not order:
+            return None
+        codes = np.array([status.code for status in self._table], dtype=np.int64)
+        return np.sort(self._rows[codes[self._ids] == code])
 
 
 @dataclass(slots=True)
@@ -143,10 +219,14 @@ class Attempt:
 
     time: int
     message: str
-    statuses: dict[str, Status]
+    diagnosis: Diagnosis
     post_filter_message: str = ""
     nominated_node: str = ""
     unschedulable_plugins: frozenset[str] = frozenset()
+
+    @property
+    def statuses(self) -> dict[str, Status]:
+        return self.diagnosis.statuses
 
 
 class Scheduler:
@@ -171,8 +251,13 @@ class Scheduler:
         self._node_seen: dict[str, tuple[tuple[Taint, ...], bool]] = {}
         # Nodes with a PreferNoSchedule taint: only then does TaintToleration's score vary.
         self._prefer_no_schedule: set[str] = set()
+        # Per-node columns for the vectorised filter and score (snapshot.py).
+        self.columns = NodeColumns(sim.store, self.nominated)
         # PostFilter: DefaultPreemption (set to None to run without preemption).
         self.preemption: DefaultPreemption | None = DefaultPreemption(self)
+        # Told (placed, pods to place) while the pods created at t=0 are placed: a large scenario
+        # takes a while to open, and the CLI and the TUI show how far it got.
+        self.progress: Callable[[int, int], None] | None = None
         sim.store.pod_watchers.append(self._on_pod_event)
         sim.store.node_watchers.append(self._on_node_event)
 
@@ -211,6 +296,10 @@ class Scheduler:
                 self._prefer_no_schedule.discard(node.name)
         elif what == "removed":
             self._prefer_no_schedule.discard(node.name)
+        if what in ("added", "removed"):
+            self.columns.invalidate()
+        elif what in ("taints", "spec"):
+            self.columns.node_changed(node.name)
         if what == "added":
             self._order = None
             self._node_seen[node.name] = (tuple(node.taints), node.unschedulable)
@@ -240,6 +329,7 @@ class Scheduler:
         if pod.nominated_node_name and not pod.node_name:
             self.nominated.setdefault(pod.nominated_node_name, {})[pod.key] = pod
             self._nominated_at[pod.key] = pod.nominated_node_name
+            self.columns.nominated_changed(pod.nominated_node_name)
 
     def _forget_nomination(self, pod: Pod) -> None:
         """Drop the pod from the nominator (by where it was indexed: binding clears the field first)."""
@@ -250,6 +340,7 @@ class Scheduler:
                 pods.pop(pod.key, None)
                 if not pods:
                     del self.nominated[node_name]
+            self.columns.nominated_changed(node_name)
 
     def nominated_pods(self, node_name: str) -> list[Pod]:
         """NominatedPodsForNode."""
@@ -288,9 +379,14 @@ class Scheduler:
 
     # ---------------------------------------------------------------- run loop
 
+    def _attempts(self, now: int) -> int:
+        """Cycles allowed in this tick: attemptsPerTick, unbounded at t=0 (the scenario opens in its
+        steady state)."""
+        return self.config.attempts_per_tick if now > 0 else 1 << 62
+
     def _kick(self, due: int, force: bool = False) -> None:
         tick = self.sim.tick
-        if not force and due // tick == self._budget_tick and self._budget_used >= self.config.attempts_per_tick:
+        if not force and due // tick == self._budget_tick and self._budget_used >= self._attempts(due):
             due = (due // tick + 1) * tick
         self._run.arm(due)
 
@@ -298,6 +394,7 @@ class Scheduler:
         self._run.fired()
         now = self.sim.clock.now
         queue = self.queue
+        progress = self.progress if now == 0 else None
         self._in_run = True
         try:
             self._process_events(now)
@@ -307,20 +404,31 @@ class Scheduler:
             if tick_index != self._budget_tick:
                 self._budget_tick, self._budget_used = tick_index, 0
             pods = self.sim.store.pods
-            while self._budget_used < self.config.attempts_per_tick:
+            attempts = self._attempts(now)
+            total = len(queue.infos) if progress is not None else 0
+            cycles = 0
+            while self._budget_used < attempts:
                 info = queue.pop()
                 if info is None:
                     break
+                if progress is not None and cycles % 1000 == 0:
+                    progress(cycles, total)
                 pod = pods.get(info.key)
                 if pod is None or pod.node_name or pod.deletion_timestamp is not None or pod.is_terminal():
                     queue.done(info.key)
                     continue
                 self._budget_used += 1
+                cycles += 1
                 self.schedule_one(pod, info)
                 if self._events:
                     self._process_events(now)
         finally:
             self._in_run = False
+        if now == 0:
+            # The t=0 placement spends at most this tick's budget: later instants of tick 0 are bounded.
+            self._budget_used = min(self._budget_used, self.config.attempts_per_tick)
+            if progress is not None:
+                progress(cycles, total)
         self._rearm(now)
 
     def _rearm(self, now: int) -> None:
@@ -416,16 +524,99 @@ class Scheduler:
         return names
 
     def find_nodes_that_fit(self, pod: Pod) -> tuple[list[Node], Diagnosis]:
-        store = self.sim.store
-        diagnosis = Diagnosis()
         if pod.nominated_node_name:
             # evaluateNominatedNode: the node preemption made room on is tried first.
-            node = store.nodes.get(pod.nominated_node_name)
+            node = self.sim.store.nodes.get(pod.nominated_node_name)
             if node is not None and self.run_filters(pod, node).ok:
-                return [node], diagnosis
+                return [node], Diagnosis()
         order = self.node_order()
-        total = len(order)
         names = self.prefilter_node_names(pod)
+        if names is not None or self.filters is not DEFAULT_FILTERS or not order:
+            return self._find_nodes_one_by_one(pod, order, names)
+        rows, diagnosis, _ = self._find_rows(pod, order)
+        return [order[r] for r in rows.tolist()], diagnosis
+
+    def _find_rows(self, pod: Pod, order: list[Node]):
+        """findNodesThatPassFilters on the columns: every node's verdict at once, then the
+        round-robin window: from next_start, nodes in order until numFeasibleNodesToFind feasible
+        ones; next_start moves on by the nodes that window covered (feasible and rejected)."""
+        columns = self.columns
+        columns.sync(order, self.filters)
+        cls = columns.pod_class(pod, self.filters)
+        placement = columns.placement(pod, cls)
+        feasible = placement.feasible
+        overrides: dict[int, Status] = {}
+        counted = None
+        if self.nominated:
+            # Nodes with nominated pods of equal or higher priority: with them counted, from their
+            # sums where all of them count; one by one (the plain filters) where only some do and on
+            # the pod's own nominated node (it does not count itself).
+            feasible = feasible.copy()
+            has = columns.nom_count > 0
+            counted = has & (columns.nom_min_priority >= pod.priority)
+            some = has & ~counted & (columns.nom_max_priority >= pod.priority)
+            own = columns.index.get(pod.nominated_node_name) if pod.nominated_node_name else None
+            if own is not None and has[own]:
+                counted[own] = False
+                some[own] = True
+            rows = np.flatnonzero(counted)
+            if len(rows):
+                feasible[rows] = cls.ok[rows] & columns.fits_with_nominated(pod, rows)
+            for i in np.flatnonzero(some).tolist():
+                status = overrides[i] = self.run_filters(pod, order[i])
+                feasible[i] = status.ok
+        count = len(order)
+        to_find = num_feasible_nodes_to_find(count, self.config.percentage_of_nodes_to_score)
+        start = self.next_start % count
+        positions = np.flatnonzero(feasible)
+        k = int(np.searchsorted(positions, start))
+        rows = np.concatenate((positions[k:], positions[:k]))[:to_find] if k else positions[:to_find]
+        if len(rows) == to_find:
+            processed = (int(rows[-1]) - start) % count + 1
+        else:
+            processed = count
+        self.next_start = (self.next_start + processed) % count
+        diagnosis = Diagnosis()
+        if processed > len(rows):
+            window = np.arange(start, start + processed) % count
+            self._record_rejected(diagnosis, pod, order, cls, window[~feasible[window]], overrides, counted)
+        return rows, diagnosis, placement
+
+    def _record_rejected(self, diagnosis: Diagnosis, pod: Pod, order: list[Node], cls, rejected: np.ndarray,
+                         overrides: dict[int, Status], counted: np.ndarray | None) -> None:
+        """Each rejected node's status: its class's first failing filter, else NodeResourcesFit's
+        failed checks (one shared status per combination), else (nominated pods counted) its own."""
+        table = list(cls.table)
+        ids = cls.status[rejected]
+        by_fit = ids == 0
+        if overrides:
+            position = np.full(len(order), -1, dtype=np.int64)
+            position[rejected] = np.arange(len(rejected))
+            for row, status in overrides.items():
+                j = int(position[row])
+                if j >= 0:
+                    ids[j] = len(table)
+                    table.append(status)
+                    by_fit[j] = False
+        if by_fit.any():
+            fit_rows = rejected[by_fit]
+            bits, unresolvable = self.columns.fit_codes(pod, fit_rows,
+                                                        counted[fit_rows] if counted is not None else None)
+            keys = bits * 2 + unresolvable
+            fit_ids = np.empty_like(keys)
+            for key in np.unique(keys).tolist():
+                fit_ids[keys == key] = len(table)
+                table.append(fit_status(key >> 1, bool(key & 1)))
+            ids[by_fit] = fit_ids
+        diagnosis.set_rejected(order, rejected, ids, table)
+
+    def _find_nodes_one_by_one(self, pod: Pod, order: list[Node], names: set[str] | None
+                               ) -> tuple[list[Node], Diagnosis]:
+        """The same search one node at a time: for PreFilter-narrowed node sets (DaemonSet pods) and
+        non-default filter lists."""
+        store = self.sim.store
+        diagnosis = Diagnosis()
+        total = len(order)
         if names is not None:
             nodes = [store.nodes[n] for n in sorted(names) if n in store.nodes]
             diagnosis.absent = Status(UNSCHEDULABLE_AND_UNRESOLVABLE,
@@ -441,27 +632,10 @@ class Scheduler:
         statuses = diagnosis.statuses
         processed = 0
         start = self.next_start
-        simple = not pod.node_selector and pod.required_node_affinity is None and pod.affinity_node_name is None
-        pod_cpu, pod_memory = pod.cpu, pod.memory
-        nominated = self.nominated
-        fit_filter = NODE_RESOURCES_FIT.filter
-        simple = simple and self.filters is DEFAULT_FILTERS
         for i in range(count):
             node = nodes[(start + i) % count]
             processed += 1
-            # The common case without calling each plugin: no taints, schedulable, room to spare,
-            # no nominated pods; anything else runs the filters.
-            if simple and not node.taints and not node.unschedulable and node.name not in nominated:
-                if (node.pod_count < node.allocatable_pods
-                        and (pod_cpu == 0 or pod_cpu <= node.allocatable_cpu - node.requested_cpu)
-                        and (pod_memory == 0 or pod_memory <= node.allocatable_memory - node.requested_memory)):
-                    feasible.append(node)
-                    if len(feasible) >= to_find:
-                        break
-                    continue
-                status = fit_filter(pod, node)  # only NodeResourcesFit can reject here
-            else:
-                status = self.run_filters(pod, node)
+            status = self.run_filters(pod, node)
             if status.ok:
                 feasible.append(node)
                 if len(feasible) >= to_find:
@@ -539,14 +713,31 @@ class Scheduler:
             return nodes[ties[0]]
         return nodes[ties[self.sim.rng.randrange(len(ties))]]
 
+    def select_row(self, rows: np.ndarray, scores: np.ndarray) -> int:
+        """select_host on columns: the same draw (one, only when there are ties)."""
+        ties = np.flatnonzero(scores == scores.max())
+        if len(ties) == 1:
+            return int(rows[ties[0]])
+        return int(rows[ties[self.sim.rng.randrange(len(ties))]])
+
     def schedule_one(self, pod: Pod, info) -> None:
         if not self.sim.store.nodes:
             self._fail(pod, info, Diagnosis(), error=NO_NODES_AVAILABLE)
             return
-        feasible, diagnosis = self.find_nodes_that_fit(pod)
-        if feasible:
-            node = feasible[0] if len(feasible) == 1 else self.select_host(feasible, self.score(pod, feasible))
-            self.bind(pod, node)
+        order = self.node_order()
+        if pod.nominated_node_name or self.filters is not DEFAULT_FILTERS \
+                or self.prefilter_node_names(pod) is not None:
+            feasible, diagnosis = self.find_nodes_that_fit(pod)
+            if feasible:
+                node = feasible[0] if len(feasible) == 1 else self.select_host(feasible, self.score(pod, feasible))
+                self.bind(pod, node)
+                return
+            self._fail(pod, info, diagnosis)
+            return
+        rows, diagnosis, placement = self._find_rows(pod, order)
+        if len(rows):
+            row = int(rows[0]) if len(rows) == 1 else self.select_row(rows, self.columns.score(pod, placement, rows))
+            self.bind(pod, order[row])
             return
         self._fail(pod, info, diagnosis)
 
@@ -560,9 +751,9 @@ class Scheduler:
         nominate: str | None = "" if error else None  # None: leave the nomination as it is
         if not error and self.preemption is not None:
             nominate, post_message = self.preemption.post_filter(pod, diagnosis)
-        message = error or fit_error_message(num_nodes, diagnosis.statuses, post_message, diagnosis.absent)
+        message = error or diagnosis.message(num_nodes, post_message)
         plugins = frozenset(diagnosis.plugins)
-        self.last_attempt[pod.key] = Attempt(now, message, diagnosis.statuses, post_message,
+        self.last_attempt[pod.key] = Attempt(now, message, diagnosis, post_message,
                                              nominate if nominate is not None else pod.nominated_node_name, plugins)
         store.event("Warning", "FailedScheduling", pod.ref, truncate_message(message), self.config.scheduler_name)
         if nominate is not None and store.pods.get(pod.key) is pod:

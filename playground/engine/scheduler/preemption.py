@@ -21,6 +21,13 @@ When a pod fits nowhere:
 
 No candidate clears the preemptor's nomination and explains, per node, why preemption cannot help.
 The message is prefixed "preemption: " as the plugin does.
+
+On the scheduler's columns (the default filters): the nodes where preemption might help come from
+the cycle's status codes; each node's SelectVictimsOnNode outcome is kept per kind of preemptor for
+the instant (VictimCache) until that node's pods, taints, cordon or nominated pods change, so a
+burst of preemptors of one template runs it once per node; the dry run's stopping point is found
+on the cached outcomes (scan_end) and only nodes the scan reaches are evaluated. The per-node
+functions below stay the reference (tests/test_scheduler_columnar.py).
 """
 
 from __future__ import annotations
@@ -28,8 +35,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ..objects import TRUE, Node, Pod, PodDisruptionBudget
 from .framework import ERROR, OK, UNSCHEDULABLE, UNSCHEDULABLE_AND_UNRESOLVABLE, NodeInfo, Status
+from .plugins import DEFAULT_FILTERS
 
 if TYPE_CHECKING:
     from . import Diagnosis, Scheduler
@@ -50,6 +60,70 @@ class Candidate:
     node: str
     victims: list[Pod]
     num_pdb_violations: int
+    rank: tuple | None = None  # pickOneNodeForPreemption's criteria, once computed
+
+
+def candidate_rank(candidate: Candidate, now: int) -> tuple:
+    """pickOneNodeForPreemption's criteria, each higher-is-better: fewest PDB violations, lowest
+    highest victim priority, smallest sum of priorities (each + 2^31), fewest victims, latest start
+    among the highest-priority victims."""
+    victims = candidate.victims
+    return (-candidate.num_pdb_violations, -victims[0].priority,
+            -sum(v.priority + MAX_INT32_PLUS_ONE for v in victims), -len(victims),
+            earliest_start_of_highest_priority(victims, now))
+
+
+UNKNOWN, NON_VIOLATING, VIOLATING, NOT_A_CANDIDATE = 0, 1, 2, 3
+
+
+class VictimCache:
+    """SelectVictimsOnNode's outcome per kind of preemptor (pod class, requests, priority) and node
+    row, for one instant and one state of the PodDisruptionBudgets: a state per row (unknown,
+    candidate without / with PDB violations, not a candidate) and the Candidate or Status. A row
+    whose requests, taints, cordon or nominated pods changed since is dropped (the columns' change
+    log); the preemptor's own nominated node is never cached (there the outcome depends on which
+    pod asks)."""
+
+    def __init__(self, columns) -> None:
+        self.columns = columns
+        self.key: tuple | None = None
+        self.by_kind: dict[tuple, list] = {}
+
+    def results(self, kind: tuple, now: int, pdbs: list[PodDisruptionBudget]) -> tuple[np.ndarray, dict]:
+        columns = self.columns
+        key = (now, columns.generation, tuple((pdb.namespace, pdb.name, pdb.disruptions_allowed,
+                                               tuple(pdb.disrupted_pods)) for pdb in pdbs))
+        if key != self.key:
+            self.key = key
+            self.by_kind.clear()
+        end = columns.log_base + len(columns.log)
+        entry = self.by_kind.get(kind)
+        if entry is None:
+            entry = self.by_kind[kind] = [end, np.zeros(len(columns.nodes), dtype=np.int8), {}]
+            return entry[1], entry[2]
+        start = entry[0] - columns.log_base
+        states, results = entry[1], entry[2]
+        if start < 0:
+            states[:] = UNKNOWN
+            results.clear()
+        elif start < len(columns.log):
+            changed = columns.log[start:]
+            states[changed] = UNKNOWN
+            for row in changed:
+                results.pop(row, None)
+        entry[0] = end
+        return states, results
+
+
+def scan_end(states: np.ndarray, num_candidates: int) -> int:
+    """How many rows (of `states`, in scan order) DryRunPreemption looks at: it stops once it has a
+    candidate without violations and numCandidates in all (each kind capped at numCandidates)."""
+    non_violating = np.cumsum(states == NON_VIOLATING)
+    violating = np.cumsum(states == VIOLATING)
+    done = (non_violating >= 1) & (np.minimum(non_violating, num_candidates)
+                                   + np.minimum(violating, num_candidates) >= num_candidates)
+    hits = np.flatnonzero(done)
+    return int(hits[0]) + 1 if len(hits) else len(states)
 
 
 def pod_start_time(pod: Pod, now: int) -> int:
@@ -101,6 +175,7 @@ class DefaultPreemption:
 
     def __init__(self, scheduler: "Scheduler") -> None:
         self.scheduler = scheduler
+        self.victim_cache = VictimCache(scheduler.columns)
 
     @property
     def sim(self):
@@ -160,10 +235,14 @@ class DefaultPreemption:
 
     def potential_nodes(self, diagnosis: "Diagnosis") -> list[Node]:
         """nodesWherePreemptionMightHelp: nodes whose status is Unschedulable, in node-tree order."""
+        order = self.scheduler.node_order()
+        rows = diagnosis.rows_with_code(order, UNSCHEDULABLE)
+        if rows is not None:  # from the cycle's status codes, without a Status per node
+            return [order[r] for r in rows.tolist()]
         statuses = diagnosis.statuses
         absent_code = diagnosis.absent.code if diagnosis.absent is not None else UNSCHEDULABLE_AND_UNRESOLVABLE
         out = []
-        for node in self.scheduler.node_order():
+        for node in order:
             status = statuses.get(node.name)
             code = status.code if status is not None else absent_code
             if code == UNSCHEDULABLE:
@@ -171,6 +250,15 @@ class DefaultPreemption:
         return out
 
     def find_candidates(self, pod: Pod, diagnosis: "Diagnosis") -> tuple[list[Candidate], dict[str, Status]]:
+        scheduler = self.scheduler
+        order = scheduler.node_order()
+        rows = diagnosis.rows_with_code(order, UNSCHEDULABLE)
+        if rows is not None and scheduler.filters is DEFAULT_FILTERS:
+            if not len(rows):
+                return [], {}
+            pdbs = list(self.sim.store.pdbs.values())
+            offset = self.sim.rng.randrange(len(rows))
+            return self.dry_run_rows(pod, order, rows, pdbs, offset, self.calculate_num_candidates(len(rows)))
         potential = self.potential_nodes(diagnosis)
         if not potential:
             return [], {}
@@ -199,6 +287,52 @@ class DefaultPreemption:
             if status.ok:
                 status = Status(ERROR, (f'expected at least one victim pod on node "{node.name}"',), NAME)
             statuses[node.name] = status
+        return non_violating + violating, statuses
+
+    def dry_run_rows(self, pod: Pod, order: list[Node], rows: np.ndarray, pdbs: list[PodDisruptionBudget],
+                     offset: int, num_candidates: int) -> tuple[list[Candidate], dict[str, Status]]:
+        """dry_run_preemption over rows of the columns (ascending), from `offset`: the rows' outcomes
+        come from the victim cache, and SelectVictimsOnNode runs only on the rows the scan reaches
+        whose outcome is not known yet."""
+        scheduler = self.scheduler
+        now = self.sim.clock.now
+        kind = (scheduler.columns.pod_class(pod, scheduler.filters), pod.cpu, pod.memory, pod.priority)
+        states, results = self.victim_cache.results(kind, now, pdbs)
+        scan = np.concatenate((rows[offset:], rows[:offset])) if offset else rows
+        own_row = scheduler.columns.index.get(pod.nominated_node_name) if pod.nominated_node_name else None
+        own_result = None
+        if own_row is not None:
+            states[own_row] = UNKNOWN
+        while True:
+            seen = states[scan]
+            end = scan_end(seen, num_candidates)
+            unknown = np.flatnonzero(seen[:end] == UNKNOWN)
+            if not len(unknown):
+                break
+            for row in scan[unknown].tolist():
+                node = order[row]
+                victims, num_violations, status = self.select_victims_on_node(pod, node, pdbs)
+                if status.ok and victims:
+                    candidate = Candidate(node.name, victims, num_violations)
+                    candidate.rank = candidate_rank(candidate, now)
+                    result, state = candidate, NON_VIOLATING if num_violations == 0 else VIOLATING
+                else:
+                    if status.ok:
+                        status = Status(ERROR, (f'expected at least one victim pod on node "{node.name}"',), NAME)
+                    result, state = status, NOT_A_CANDIDATE
+                states[row] = state
+                if row == own_row:
+                    own_result = result
+                else:
+                    results[row] = result
+        reached = scan[:end]
+        seen = seen[:end]
+        own = (lambda row: own_result if row == own_row else results[row])
+        non_violating = [own(r) for r in reached[seen == NON_VIOLATING][:num_candidates].tolist()]
+        violating = [own(r) for r in reached[seen == VIOLATING][:num_candidates].tolist()]
+        statuses = {order[r].name: own(r) for r in reached[seen == NOT_A_CANDIDATE].tolist()}
+        if own_row is not None:
+            states[own_row] = UNKNOWN
         return non_violating + violating, statuses
 
     def select_victims_on_node(self, pod: Pod, node: Node,
@@ -282,21 +416,14 @@ class DefaultPreemption:
         if len(candidates) == 1:
             return candidates[0]
         now = self.sim.clock.now
-        by_node = {c.node: c for c in candidates}
-        remaining = list(by_node.values())
-        score_funcs = (
-            lambda c: -c.num_pdb_violations,
-            lambda c: -c.victims[0].priority,
-            lambda c: -sum(v.priority + MAX_INT32_PLUS_ONE for v in c.victims),
-            lambda c: -len(c.victims),
-            lambda c: earliest_start_of_highest_priority(c.victims, now),
-        )
-        for func in score_funcs:
-            scores = [func(c) for c in remaining]
-            best = max(scores)
-            remaining = [c for c, s in zip(remaining, scores) if s == best]
-            if len(remaining) == 1:
-                return remaining[0]
+        remaining = list({c.node: c for c in candidates}.values())
+        ranks = [c.rank if c.rank is not None else candidate_rank(c, now) for c in remaining]
+        # Keeping the best of each criterion in turn leaves exactly the candidates whose criteria
+        # tuple is the greatest.
+        best = max(ranks)
+        remaining = [c for c, rank in zip(remaining, ranks) if rank == best]
+        if len(remaining) == 1:
+            return remaining[0]
         # Kubernetes takes the first of a map's iteration order: effectively random.
         return remaining[self.sim.rng.randrange(len(remaining))]
 

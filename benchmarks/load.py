@@ -1,0 +1,101 @@
+"""Opening a large scenario from a TOML file: 5,000 nodes (nodePools) and 150,000 pods (Deployments).
+Prints CPU seconds (min and median of the runs) for parse, build, placing every initial pod through
+the scheduler's semantics, and the first tick; asserts nothing.
+
+The scenario opens in its steady state: every pod created at t=0 is placed at t=0 (see the scheduler's
+docstring). On a revision without that, "place" runs ticks until no pod is pending.
+
+    python benchmarks/load.py [--nodes 5000] [--pods 150000] [--runs 3] [--profile]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gc
+import pstats
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from playground.engine import Simulation  # noqa: E402
+from playground.scenario import load_scenario  # noqa: E402
+
+from clusters import node_pools_toml  # noqa: E402
+
+
+def scenario_toml(nodes: int, pods: int, zones: int = 10, deployments: int = 30) -> str:
+    """nodePools over `zones` zones and `deployments` Deployments of three sizes of requests."""
+    per_deployment = pods // deployments
+    parts = ['[scenario]\nname = "load"\nseed = 1\n', node_pools_toml(nodes, zones, "32", "128Gi")]
+    sizes = (("100m", "128Mi"), ("250m", "512Mi"), ("500m", "1Gi"))
+    for d in range(deployments):
+        cpu, memory = sizes[d % len(sizes)]
+        parts.append(f"""
+[[deployments]]
+name = "app-{d}"
+replicas = {per_deployment}
+template = {{ labels = {{ app = "app-{d}" }}, requests = {{ cpu = "{cpu}", memory = "{memory}" }} }}
+""")
+    return "".join(parts)
+
+
+def open_once(path: Path, progress: bool) -> tuple[dict[str, float], Simulation]:
+    times: dict[str, float] = {}
+    start = time.process_time()
+    scenario = load_scenario(path)
+    times["parse"] = time.process_time() - start
+    start = time.process_time()
+    sim = Simulation(scenario)
+    times["build"] = time.process_time() - start
+    start = time.process_time()
+    sim.step()  # instant 0: the ReplicaSets create their pods, the scheduler places them
+    pending = sum(1 for p in sim.store.pods.values() if not p.node_name)
+    while pending:  # a revision that places attemptsPerTick pods per tick needs more ticks
+        sim.step()
+        pending = sum(1 for p in sim.store.pods.values() if not p.node_name)
+        if progress:
+            print(f"\r  {sim.now // 1000} s simulated, {pending} pending", end="", file=sys.stderr)
+    times["place + first tick"] = time.process_time() - start
+    times["total"] = sum(times.values())
+    return times, sim
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--nodes", type=int, default=5000)
+    parser.add_argument("--pods", type=int, default=150_000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--profile", action="store_true", help="print a cProfile summary of one run")
+    parser.add_argument("--progress", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "load.toml"
+        path.write_text(scenario_toml(args.nodes, args.pods))
+        if args.profile:
+            profiler = cProfile.Profile()
+            profiler.enable()
+            open_once(path, args.progress)
+            profiler.disable()
+            pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
+            return
+        runs: list[dict[str, float]] = []
+        for _ in range(args.runs):
+            gc.collect()
+            times, sim = open_once(path, args.progress)
+            bound = sum(1 for p in sim.store.pods.values() if p.node_name)
+            runs.append(times)
+            del sim
+        print(f"open {args.nodes} nodes / {args.pods} pods from TOML ({bound} bound at "
+              f"t=0), CPU s over {args.runs} runs:")
+        for key in runs[0]:
+            values = [r[key] for r in runs]
+            print(f"  {key:20s} min {min(values):7.2f}   median {statistics.median(values):7.2f}")
+
+
+if __name__ == "__main__":
+    main()

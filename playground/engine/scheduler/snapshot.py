@@ -1,0 +1,421 @@
+"""Columnar node state for the scheduler (kube-scheduler's cache snapshot, as numpy columns).
+
+One row per node in node-tree order (zones interleaved, `Scheduler.node_order`): allocatable,
+requested and non-zero requested cpu/memory, pod counts, and per pod class what the filters that do
+not depend on requests decide. A scheduling cycle then filters and scores every node with a few
+vector operations instead of one Python call per node and plugin.
+
+Kept current by:
+- the store's request accounting (`Store.on_requests`): bind, delete, a pod turning terminal, a node
+  re-created under the name of a deleted one;
+- the scheduler's node informer: a node's taints or spec.unschedulable changed (that row of every
+  cached pod class is recomputed), a node added or removed (the rows are rebuilt in the new order).
+
+A pod class is what NodeUnschedulable, NodeName, TaintToleration and NodeAffinity read of a pod
+(tolerations, spec.nodeName, nodeSelector, required node affinity); pods of one template share one.
+Its rows hold the first of those filters' statuses (the reference plugins in plugins.py decide it,
+once per node and class), so reasons and their order are the plugins' own. The scores keep
+kube-scheduler's arithmetic: integers for LeastAllocated and the normalisations, float64 in the
+same order of operations for BalancedAllocation (`score`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..objects import PREFER_NO_SCHEDULE, Node, Pod
+from ..store import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
+from .framework import MAX_NODE_SCORE, OK, UNSCHEDULABLE, UNSCHEDULABLE_AND_UNRESOLVABLE, Status
+from .plugins import NODE_AFFINITY, NODE_RESOURCES_FIT, TAINT_TOLERATION, balanced_score
+from .plugins import least_allocated as least_allocated_one
+
+if TYPE_CHECKING:
+    from ..store import Store
+
+MAX_CLASSES = 512  # pod classes kept; past that the cache starts again (classes are per template)
+
+# NodeResourcesFit's reasons by bit: too many pods 1, cpu 2, memory 4 (the plugin's order).
+FIT_REASONS = ("Too many pods", "Insufficient cpu", "Insufficient memory")
+
+
+def fit_status(bits: int, unresolvable: bool) -> Status:
+    """The NodeResourcesFit status for a combination of failed checks, shared as the plugin shares it."""
+    reasons = tuple(reason for i, reason in enumerate(FIT_REASONS) if bits & (1 << i))
+    key = (unresolvable, *reasons)
+    statuses = NODE_RESOURCES_FIT._statuses
+    status = statuses.get(key)
+    if status is None:
+        code = UNSCHEDULABLE_AND_UNRESOLVABLE if unresolvable else UNSCHEDULABLE
+        status = statuses[key] = Status(code, reasons, NODE_RESOURCES_FIT.name)
+    return status
+
+
+def static_filters(pod: Pod, node: Node, filters) -> Status:
+    """The first status of the filters before NodeResourcesFit (they do not read requests)."""
+    for plugin in filters:
+        if plugin is NODE_RESOURCES_FIT:
+            continue
+        status = plugin.filter(pod, node)
+        if not status.ok:
+            return status
+    return OK
+
+
+def class_key(pod: Pod) -> tuple:
+    return (pod.tolerations, tuple(pod.node_selector.items()), pod.required_node_affinity,
+            pod.affinity_node_name, pod.node_name or "")
+
+
+def class_pod(pod: Pod) -> Pod:
+    """A stand-in with the fields of `pod` the request-independent filters read (and nothing that
+    changes when `pod` is bound)."""
+    return Pod(name="", namespace="", uid="", labels={}, creation_time=0, tolerations=pod.tolerations,
+               node_selector=dict(pod.node_selector), affinity_node_name=pod.affinity_node_name,
+               required_node_affinity=pod.required_node_affinity, node_name=pod.node_name)
+
+
+class PodClass:
+    """What the request-independent filters decide for one pod class on every node."""
+
+    __slots__ = ("pod", "status", "table", "_by_content", "ok", "prefer_raw")
+
+    def __init__(self, pod: Pod, nodes: list[Node], filters, simple: bool, special: np.ndarray) -> None:
+        self.pod = class_pod(pod)  # the class's fields only: the pod itself gets bound later
+        self.table: list[Status] = [OK]
+        self._by_content: dict[tuple, int] = {}
+        self.status = np.zeros(len(nodes), dtype=np.int32)  # index into table; 0 passes
+        rows = np.flatnonzero(special) if simple else range(len(nodes))
+        for i in rows:
+            self.update(int(i), nodes[int(i)], filters)
+        self.ok = self.status == 0
+        self.prefer_raw: np.ndarray | None = None
+
+    def update(self, i: int, node: Node, filters) -> None:
+        status = static_filters(self.pod, node, filters)
+        if status.ok:
+            self.status[i] = 0
+            return
+        key = (status.code, status.reasons, status.plugin)
+        index = self._by_content.get(key)
+        if index is None:
+            index = self._by_content[key] = len(self.table)
+            self.table.append(status)
+        self.status[i] = index
+
+
+class NodeColumns:
+    """The columns, in the order of `nodes`."""
+
+    def __init__(self, store: "Store", nominated: dict[str, dict[str, Pod]]) -> None:
+        self.store = store
+        self.nominated = nominated  # the scheduler's nominator: node -> pods nominated to it
+        self.nodes: list[Node] = []
+        self.index: dict[str, int] = {}
+        self.valid = False
+        self.generation = 0  # counts rebuilds: rows of different generations are different nodes
+        self.dirty: set[str] = set()  # nodes whose taints or spec changed since the last sync
+        self.classes: dict[tuple, PodClass] = {}
+        self.affinity: dict[tuple, np.ndarray] = {}
+        self.placements: dict[tuple, Placement] = {}
+        # Rows whose requests, taints or cordon changed, in order; a placement catches up from its
+        # position in this log (log_base: rows dropped from the front when it grew long).
+        self.log: list[int] = []
+        self.log_base = 0
+        store.on_requests = self.requests_changed
+
+    # ---------------------------------------------------------------- keeping current
+
+    def rebuild(self, nodes: list[Node]) -> None:
+        self.nodes = nodes
+        self.index = {node.name: i for i, node in enumerate(nodes)}
+        n = len(nodes)
+
+        def column(name: str) -> np.ndarray:
+            return np.fromiter((getattr(node, name) for node in nodes), dtype=np.int64, count=n)
+
+        self.alloc_cpu = column("allocatable_cpu")
+        self.alloc_memory = column("allocatable_memory")
+        self.alloc_pods = column("allocatable_pods")
+        self.req_cpu = column("requested_cpu")
+        self.req_memory = column("requested_memory")
+        self.nz_cpu = column("nonzero_cpu")
+        self.nz_memory = column("nonzero_memory")
+        self.pod_count = column("pod_count")
+        # Sums of the pods nominated to each node, and their lowest and highest priority.
+        self.nom_cpu = np.zeros(n, dtype=np.int64)
+        self.nom_memory = np.zeros(n, dtype=np.int64)
+        self.nom_count = np.zeros(n, dtype=np.int64)
+        self.nom_min_priority = np.zeros(n, dtype=np.int64)
+        self.nom_max_priority = np.zeros(n, dtype=np.int64)
+        for name, pods in self.nominated.items():
+            i = self.index.get(name)
+            if i is not None:
+                self._nominated_row(i, pods)
+        self.special = np.zeros(n, dtype=bool)  # tainted or unschedulable
+        self.prefer = np.zeros(n, dtype=bool)  # has a PreferNoSchedule taint
+        for i, node in enumerate(nodes):
+            self._flags(i, node)
+        # Rows where a zero allocatable makes LeastAllocated/BalancedAllocation take their other branch.
+        self.zero_alloc = (self.alloc_cpu == 0) | (self.alloc_memory == 0)
+        self.any_zero_alloc = bool(self.zero_alloc.any())
+        self.safe_cpu = np.where(self.alloc_cpu == 0, 1, self.alloc_cpu)
+        self.safe_memory = np.where(self.alloc_memory == 0, 1, self.alloc_memory)
+        self.classes.clear()
+        self.affinity.clear()
+        self.placements.clear()
+        self.log_base += len(self.log)
+        self.log = []
+        self.dirty.clear()
+        self.generation += 1
+        self.valid = True
+
+    def _flags(self, i: int, node: Node) -> None:
+        self.special[i] = bool(node.taints) or node.unschedulable
+        self.prefer[i] = any(t.effect == PREFER_NO_SCHEDULE for t in node.taints)
+
+    def invalidate(self) -> None:
+        """A node was added or removed: rows are rebuilt in the new order at the next cycle."""
+        self.valid = False
+
+    def node_changed(self, name: str) -> None:
+        """A node's taints or spec.unschedulable changed."""
+        if self.valid:
+            self.dirty.add(name)
+
+    def _nominated_row(self, i: int, pods: dict[str, Pod]) -> None:
+        self.nom_cpu[i] = sum(p.cpu for p in pods.values())
+        self.nom_memory[i] = sum(p.memory for p in pods.values())
+        self.nom_count[i] = len(pods)
+        self.nom_min_priority[i] = min((p.priority for p in pods.values()), default=0)
+        self.nom_max_priority[i] = max((p.priority for p in pods.values()), default=0)
+
+    def nominated_changed(self, name: str) -> None:
+        """The pods nominated to a node changed."""
+        i = self.index.get(name) if self.valid else None
+        if i is not None:
+            self._nominated_row(i, self.nominated.get(name, {}))
+            self._logged(i)
+
+    def requests_changed(self, node: Node) -> None:
+        i = self.index.get(node.name) if self.valid else None
+        if i is None or self.nodes[i] is not node:
+            return
+        self.req_cpu[i] = node.requested_cpu
+        self.req_memory[i] = node.requested_memory
+        self.nz_cpu[i] = node.nonzero_cpu
+        self.nz_memory[i] = node.nonzero_memory
+        self.pod_count[i] = node.pod_count
+        self._logged(i)
+
+    def _logged(self, row: int) -> None:
+        log = self.log
+        log.append(row)
+        if len(log) > 8 * len(self.nodes) + 64:  # placements that lag this far recompute everything
+            self.log_base += len(log)
+            self.log = []
+
+    def sync(self, order: list[Node], filters) -> None:
+        if not self.valid or self.nodes is not order:
+            self.rebuild(order)
+            return
+        if not self.dirty:
+            return
+        dirty, self.dirty = self.dirty, set()
+        for name in dirty:
+            i = self.index.get(name)
+            if i is None:
+                continue
+            node = self.nodes[i]
+            self._flags(i, node)
+            for cls in self.classes.values():
+                cls.update(i, node, filters)
+                cls.ok[i] = cls.status[i] == 0
+                cls.prefer_raw = None
+            self._logged(i)
+
+    # ---------------------------------------------------------------- per pod
+
+    def pod_class(self, pod: Pod, filters) -> PodClass:
+        key = class_key(pod)
+        cls = self.classes.get(key)
+        if cls is None:
+            if len(self.classes) >= MAX_CLASSES:
+                self.classes.clear()
+                self.placements.clear()
+            simple = not pod.node_selector and pod.required_node_affinity is None \
+                and pod.affinity_node_name is None and not pod.node_name
+            cls = self.classes[key] = PodClass(pod, self.nodes, filters, simple, self.special)
+        return cls
+
+    def fits(self, pod: Pod) -> np.ndarray:
+        """NodeResourcesFit on every row (True: fits)."""
+        ok = self.pod_count < self.alloc_pods
+        if pod.cpu > 0:
+            ok &= self.req_cpu <= self.alloc_cpu - pod.cpu
+        if pod.memory > 0:
+            ok &= self.req_memory <= self.alloc_memory - pod.memory
+        return ok
+
+    def fits_with_nominated(self, pod: Pod, rows: np.ndarray) -> np.ndarray:
+        """NodeResourcesFit on `rows` with every pod nominated there counted (NodeInfo.AddPod)."""
+        ok = self.pod_count[rows] + self.nom_count[rows] < self.alloc_pods[rows]
+        if pod.cpu > 0:
+            ok &= self.req_cpu[rows] + self.nom_cpu[rows] <= self.alloc_cpu[rows] - pod.cpu
+        if pod.memory > 0:
+            ok &= self.req_memory[rows] + self.nom_memory[rows] <= self.alloc_memory[rows] - pod.memory
+        return ok
+
+    def fit_codes(self, pod: Pod, rows: np.ndarray, with_nominated: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
+        """(failed-check bits, unresolvable) of NodeResourcesFit on `rows`; where `with_nominated`
+        (per row) is set, the pods nominated there count."""
+        def plus(column: np.ndarray, extra: np.ndarray) -> np.ndarray:
+            values = column[rows]
+            return values if with_nominated is None else values + np.where(with_nominated, extra[rows], 0)
+
+        alloc_pods = self.alloc_pods[rows]
+        bits = (plus(self.pod_count, self.nom_count) + 1 > alloc_pods).astype(np.int64)
+        unresolvable = (bits == 1) & (alloc_pods < 1)
+        if pod.cpu > 0:
+            alloc = self.alloc_cpu[rows]
+            bad = pod.cpu > alloc - plus(self.req_cpu, self.nom_cpu)
+            bits |= bad.astype(np.int64) << 1
+            unresolvable |= bad & (pod.cpu > alloc)
+        if pod.memory > 0:
+            alloc = self.alloc_memory[rows]
+            bad = pod.memory > alloc - plus(self.req_memory, self.nom_memory)
+            bits |= bad.astype(np.int64) << 2
+            unresolvable |= bad & (pod.memory > alloc)
+        return bits, unresolvable
+
+    def prefer_raw(self, cls: PodClass, pod: Pod) -> np.ndarray:
+        """TaintToleration's raw score (untolerated PreferNoSchedule taints) on every row."""
+        if cls.prefer_raw is None:
+            raw = np.zeros(len(self.nodes), dtype=np.int64)
+            for i in np.flatnonzero(self.prefer):
+                raw[i] = TAINT_TOLERATION.score(pod, self.nodes[int(i)])
+            cls.prefer_raw = raw
+        return cls.prefer_raw
+
+    def affinity_raw(self, pod: Pod) -> np.ndarray:
+        """NodeAffinity's raw score (weights of matching preferred terms) on every row; labels do not
+        change while a node exists."""
+        key = pod.preferred_node_affinity
+        raw = self.affinity.get(key)
+        if raw is None:
+            if len(self.affinity) >= MAX_CLASSES:
+                self.affinity.clear()
+            raw = np.fromiter((NODE_AFFINITY.score(pod, node) for node in self.nodes), dtype=np.int64,
+                              count=len(self.nodes))
+            self.affinity[key] = raw
+        return raw
+
+    def placement(self, pod: Pod, cls: PodClass) -> "Placement":
+        """The feasibility and request-dependent score of pods of this class and requests on every
+        row, brought up to date with the rows changed since it was last used."""
+        key = (cls, pod.cpu, pod.memory)
+        entry = self.placements.get(key)
+        end = self.log_base + len(self.log)
+        if entry is None:
+            if len(self.placements) >= MAX_CLASSES:
+                self.placements.clear()
+            entry = self.placements[key] = Placement(cls, cls.ok & self.fits(pod), self.local_scores(pod, None), end)
+            return entry
+        start = entry.seen - self.log_base
+        if start == len(self.log):
+            return entry
+        entry.seen = end
+        if start < 0 or len(self.log) - start > 64:
+            entry.feasible = cls.ok & self.fits(pod)
+            entry.local = self.local_scores(pod, None)
+            return entry
+        nodes, ok, feasible, local = self.nodes, cls.ok, entry.feasible, entry.local
+        cpu, memory = pod.cpu, pod.memory
+        for row in set(self.log[start:]):
+            node = nodes[row]
+            feasible[row] = ok[row] and node.pod_count < node.allocatable_pods \
+                and (cpu == 0 or cpu <= node.allocatable_cpu - node.requested_cpu) \
+                and (memory == 0 or memory <= node.allocatable_memory - node.requested_memory)
+            local[row] = local_score(pod, node)
+        return entry
+
+    def local_scores(self, pod: Pod, rows: np.ndarray | None) -> np.ndarray:
+        """LeastAllocated (non-zero requests) halved plus BalancedAllocation on `rows` (all when None):
+        the part of the score that depends only on the node, not on the other nodes scored."""
+        def take(column: np.ndarray) -> np.ndarray:
+            return column if rows is None else column[rows]
+
+        pod_cpu, pod_memory = pod.cpu, pod.memory
+        alloc_cpu = take(self.alloc_cpu)
+        alloc_memory = take(self.alloc_memory)
+        safe_cpu, safe_memory = take(self.safe_cpu), take(self.safe_memory)
+        fit = least_allocated(take(self.nz_cpu) + (pod_cpu or DEFAULT_MILLI_CPU_REQUEST), alloc_cpu, safe_cpu)
+        fit += least_allocated(take(self.nz_memory) + (pod_memory or DEFAULT_MEMORY_REQUEST), alloc_memory,
+                               safe_memory)
+        total = fit // 2
+        if pod_cpu != 0 or pod_memory != 0:
+            req_cpu = take(self.req_cpu) + pod_cpu
+            req_memory = take(self.req_memory) + pod_memory
+            f_cpu = np.minimum(req_cpu / safe_cpu, 1.0)
+            f_memory = np.minimum(req_memory / safe_memory, 1.0)
+            balanced = ((1 - np.abs(f_cpu - f_memory) / 2) * MAX_NODE_SCORE).astype(np.int64)
+            if self.any_zero_alloc:
+                for j in np.flatnonzero(take(self.zero_alloc)).tolist():
+                    balanced[j] = balanced_score(int(req_cpu[j]), int(alloc_cpu[j]), int(req_memory[j]),
+                                                 int(alloc_memory[j]))
+            total += balanced
+        return total
+
+    def score(self, pod: Pod, entry: "Placement", rows: np.ndarray) -> np.ndarray:
+        """Σ weight × normalized score of the default score plugins on `rows` (Scheduler.score):
+        TaintToleration and NodeAffinity normalized over `rows`, plus the per-node part."""
+        total = entry.local[rows]
+        if self.prefer[rows].any():
+            raw = self.prefer_raw(entry.cls, pod)[rows]
+            highest = int(raw.max())
+            if highest == 0:
+                total = total + MAX_NODE_SCORE * TAINT_TOLERATION.weight
+            else:
+                total = total + (MAX_NODE_SCORE - MAX_NODE_SCORE * raw // highest) * TAINT_TOLERATION.weight
+        else:
+            total = total + MAX_NODE_SCORE * TAINT_TOLERATION.weight
+        if pod.preferred_node_affinity:
+            raw = self.affinity_raw(pod)[rows]
+            highest = int(raw.max())
+            if highest != 0:
+                total += MAX_NODE_SCORE * raw // highest * NODE_AFFINITY.weight
+        return total
+
+
+class Placement:
+    """Pods of one class and requests: feasible on each row (filters, NodeResourcesFit) and the
+    per-node part of their score, caught up with the change log up to `seen`."""
+
+    __slots__ = ("cls", "feasible", "local", "seen")
+
+    def __init__(self, cls: PodClass, feasible: np.ndarray, local: np.ndarray, seen: int) -> None:
+        self.cls = cls
+        self.feasible = feasible
+        self.local = local
+        self.seen = seen
+
+
+def local_score(pod: Pod, node: Node) -> int:
+    """local_scores for one node, in plain integer and float arithmetic (plugins.least_allocated,
+    plugins.balanced_score)."""
+    pod_cpu, pod_memory = pod.cpu, pod.memory
+    fit = least_allocated_one(node.nonzero_cpu + (pod_cpu or DEFAULT_MILLI_CPU_REQUEST), node.allocatable_cpu)
+    fit += least_allocated_one(node.nonzero_memory + (pod_memory or DEFAULT_MEMORY_REQUEST), node.allocatable_memory)
+    score = fit // 2
+    if pod_cpu != 0 or pod_memory != 0:
+        score += balanced_score(node.requested_cpu + pod_cpu, node.allocatable_cpu,
+                                node.requested_memory + pod_memory, node.allocatable_memory)
+    return score
+
+
+def least_allocated(requested: np.ndarray, allocatable: np.ndarray, safe: np.ndarray) -> np.ndarray:
+    """plugins.least_allocated on rows: 0 where allocatable is 0 or the request exceeds it."""
+    score = (allocatable - requested) * MAX_NODE_SCORE // safe
+    return np.where((allocatable != 0) & (requested <= allocatable), score, 0)

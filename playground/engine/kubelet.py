@@ -149,6 +149,7 @@ class Kubelet:
         """Kubelet start: registerWithAPIServer (re-creates the Node object if it was deleted), lease,
         first status, pods."""
         now = self.sim.clock.now
+        self.sim.nodelifecycle.watch(self.node_name)  # signalling again
         if self.node is None:
             self.sim.register_node(self.node_name)
         self.lease_anchor = now
@@ -327,6 +328,7 @@ class Kubelet:
         if self.reachable_at is None or self.network != "connected":
             return
         self.reachable_at = None
+        self.sim.nodelifecycle.watch(self.node_name)  # signalling again
         now = self.sim.clock.now
         self.lease_anchor = now
         self.lease_renew_time = now

@@ -10,7 +10,10 @@ a 100 ms grid, subject to each zone's limiter.
 
 Cost follows work: a pass visits only the nodes that are not quietly healthy (`watch`). A healthy
 node's probe timestamp is the first pass at or after its newest lease renewal or heartbeat, which is
-what a controller visiting it every pass would have recorded, so skipping it changes nothing.
+what a controller visiting it every pass would have recorded, so skipping it changes nothing. A dead
+node that is settled (Unknown, tainted, in its zone queue, nothing new from its kubelet) is skipped
+too, until a node update, its kubelet or its queue concerns it again (`_settled`): a zone outage of
+1,000 nodes costs the passes nothing once they are all tainted.
 """
 
 from __future__ import annotations
@@ -159,6 +162,9 @@ class NodeLifecycleController:
         self._seq = 0
         self._taint_pass = Wakeup(sim.clock, PHASE_NODE_LIFECYCLE, "nodelifecycle.taint_pass")
         self.evictions_total: dict[str, int] = {}
+        # Leave settled dead nodes out of the monitor pass (see `_settled`); False runs the full pass
+        # over them, as the equivalence test does.
+        self.skip_settled = True
         sim.store.node_watchers.append(self._on_node_event)
 
     def start(self) -> None:
@@ -227,7 +233,7 @@ class NodeLifecycleController:
         self._handle_disruption()
         for name in list(self.watched):
             node = store.nodes.get(name)
-            if node is not None and self._quiet(node):
+            if node is not None and (self._quiet(node) or (self.skip_settled and self._settled(node))):
                 self.watched.discard(name)
         self._arm_taint_pass()
 
@@ -240,6 +246,28 @@ class NodeLifecycleController:
             and not node.has_taint(UNREACHABLE_TAINT, NO_EXECUTE)
             and node.name not in self._queue(node.zone).members
         )
+
+    def _settled(self, node: Node) -> bool:
+        """A dead node the controller has finished with: its kubelet is silent and every signal it
+        sent has been seen, its health conditions are all Unknown, it carries the unreachable
+        NoExecute taint and its zone queue has it as a member. A pass over it changes nothing (it
+        only re-adds it to the queue, a no-op), so it leaves the pass until something concerns it
+        again: any node update (conditions, taints, spec), its kubelet signalling again (register,
+        reconnect), or leaving its zone queue -- each of which puts it back in `watched`."""
+        kubelet = self.sim.kubelets.get(node.name)
+        if kubelet is not None and kubelet.signalling:
+            return False
+        health = self.health.get(node.name)
+        conditions = node.conditions
+        ready = conditions.get("Ready")
+        if health is None or ready is None or ready.last_transition_time != health.transition:
+            return False
+        if any((c := conditions.get(t)) is None or c.status != UNKNOWN for t in HEALTH_CONDITIONS):
+            return False
+        if kubelet is not None and kubelet.last_signal() > health.signal:
+            return False
+        return (node.has_taint(UNREACHABLE_TAINT, NO_EXECUTE) and not node.has_taint(NOT_READY_TAINT, NO_EXECUTE)
+                and node.name in self._queue(node.zone).members)
 
     def _monitor_node(self, node: Node) -> None:
         health = self.health.get(node.name)
@@ -356,7 +384,10 @@ class NodeLifecycleController:
 
     def mark_node_as_reachable(self, node: Node) -> None:
         self.sim.store.update_taints(node, remove=[NOT_READY_NO_EXECUTE, UNREACHABLE_NO_EXECUTE])
-        self._queue(node.zone).remove(node.name)
+        queue = self._queue(node.zone)
+        if node.name in queue.members:
+            self.watched.add(node.name)  # out of the queue: no longer settled
+        queue.remove(node.name)
 
     def _arm_taint_pass(self) -> None:
         """Run doNoExecuteTaintingPass at the first 100 ms tick where some zone can make progress."""

@@ -19,8 +19,8 @@ from playground.engine.objects import Condition, ConditionCache, Pod
 
 EXAMPLES = int(os.environ.get("HYPOTHESIS_EXAMPLES", "20"))
 
-NODES = ["a-1", "a-2", "b-1", "b-2", "c-1"]
-CLUSTER = (nodes_toml("a-", 2, cpu="4", memory="8Gi") + nodes_toml("b-", 2, zone="zone-b", cpu="4", memory="8Gi")
+NODES = ["a-1", "a-2", "a-3", "a-4", "b-1", "b-2", "c-1"]
+CLUSTER = (nodes_toml("a-", 4, cpu="4", memory="8Gi") + nodes_toml("b-", 2, zone="zone-b", cpu="4", memory="8Gi")
            + nodes_toml("c-", 1, zone="zone-c", cpu="4", memory="8Gi") + """
 [[deployments]]
 name = "web"
@@ -33,7 +33,7 @@ replicas = 4
 template = { labels = { app = "batch" }, requests = { cpu = "100m" }, tolerations = [ { key = "node.kubernetes.io/unreachable", operator = "Exists", effect = "NoExecute", tolerationSeconds = 30 } ] }
 """)
 
-node_ops = st.sampled_from(["power-off", "power-on", "partition", "heal", "stop-kubelet", "start-kubelet",
+node_ops = st.sampled_from(["power-off", "power-off", "power-off", "power-on", "partition", "heal", "stop-kubelet", "start-kubelet",
                             "restart-kubelet", "shutdown", "cordon", "uncordon", "delete-node"])
 operation = st.one_of(
     st.tuples(node_ops, st.sampled_from(NODES)),
@@ -41,6 +41,10 @@ operation = st.one_of(
     st.tuples(st.just("scale"), st.integers(0, 12)),
 )
 plans = st.lists(st.tuples(st.integers(1, 400), operation), min_size=1, max_size=10)
+# A slow eviction rate keeps dead nodes waiting in their zone queue for many passes.
+rates = st.sampled_from(["0.1", "0.02"])
+# 0.9 keeps a zone with three of four nodes down Normal (tainted at the normal rate, many waiting).
+thresholds = st.sampled_from(["0.55", "0.9"])
 
 
 def snapshot(sim) -> tuple:
@@ -56,12 +60,15 @@ def snapshot(sim) -> tuple:
     return events, nodes, pods, dict(sim.nodelifecycle.zone_states), sim.nodelifecycle.evictions_total
 
 
-def run_plan(plan, skip_settled: bool):
-    sim = make_sim(CLUSTER)
+def run_plan(plan, skip_settled: bool, rate: str = "0.1", threshold: str = "0.55"):
+    sim = make_sim(f"[controllerManager]\nnode-eviction-rate = {rate}\nunhealthy-zone-threshold = {threshold}\n"
+                   + CLUSTER)
     sim.nodelifecycle.skip_settled = skip_settled
     sim.run_until(5)
     for delay, (kind, arg) in plan:
         sim.run_until(sim.clock.now / 1000 + delay)
+        if kind == "wait":
+            continue
         if kind == "scale":
             sim.apply(Operation("scale", deployment="web", replicas=arg))
         elif kind == "untaint":
@@ -73,11 +80,62 @@ def run_plan(plan, skip_settled: bool):
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(plans)
-def test_skipping_settled_nodes_changes_nothing(plan):
-    fast = run_plan(plan, skip_settled=True)
-    reference = run_plan(plan, skip_settled=False)
+@given(plans, rates, thresholds)
+def test_skipping_settled_nodes_changes_nothing(plan, rate, threshold):
+    fast = run_plan(plan, skip_settled=True, rate=rate, threshold=threshold)
+    reference = run_plan(plan, skip_settled=False, rate=rate, threshold=threshold)
     assert snapshot(fast) == snapshot(reference)
+    assert queue_order(fast) == queue_order(reference)
+
+
+outages = st.tuples(
+    st.lists(st.tuples(st.integers(0, 15), st.sampled_from(["power-off", "partition", "stop-kubelet"]),
+                       st.sampled_from(NODES[:4])), min_size=2, max_size=4),
+    st.lists(st.tuples(st.integers(0, 300), st.sampled_from(["power-on", "heal", "start-kubelet", "cordon",
+                                                              "delete-node", "power-off"]),
+                       st.sampled_from(NODES)), max_size=4))
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(outages, rates)
+def test_skipping_waiting_nodes_keeps_the_taint_order(outage, rate):
+    """Several nodes of one zone die within seconds and wait for their taints; some come back."""
+    down, later = outage
+    plan = [(delay, (kind, node)) for delay, kind, node in down] + [(70, ("wait", None))]
+    plan += [(delay, (kind, node)) for delay, kind, node in later]
+    fast = run_plan(plan, skip_settled=True, rate=rate, threshold="0.9")
+    reference = run_plan(plan, skip_settled=False, rate=rate, threshold="0.9")
+    assert snapshot(fast) == snapshot(reference)
+    assert queue_order(fast) == queue_order(reference)
+
+
+def queue_order(sim) -> dict:
+    """Each zone queue's entries in the order the taint pass would take them."""
+    nlc = sim.nodelifecycle
+    return {zone: sorted((queue.processing_at(name, nlc.last_pass), name) for name in queue.queued)
+            for zone, queue in nlc.zone_queues.items()}
+
+
+def test_nodes_waiting_for_their_taint_leave_the_pass():
+    """A dead zone waits for its taints at 0.02 node/s: the waiting nodes float in the queue instead
+    of being visited every pass, and are tainted at the same times as with the full pass."""
+    plan = [(5, ("power-off", "a-3")), (1, ("power-off", "a-1")), (0, ("power-off", "a-4")),
+            (2, ("power-off", "a-2")), (200, ("power-on", "a-3"))]
+    fast = run_plan(plan, skip_settled=True, rate="0.02")
+    reference = run_plan(plan, skip_settled=False, rate="0.02")
+    assert snapshot(fast) == snapshot(reference)
+    # Three of zone a's four nodes down stays a Normal zone with this threshold: 0.02 node/s.
+    sim = make_sim("[controllerManager]\nnode-eviction-rate = 0.02\nunhealthy-zone-threshold = 0.9\n" + CLUSTER)
+    sim.run_until(10)
+    for name in ("a-1", "a-2", "a-3", "b-1"):
+        sim.apply(Operation("power-off", node=name))
+    sim.run_until(100)  # Unknown at ~55 s; one taint per zone, the next waits 50 s
+    queue = sim.nodelifecycle.zone_queues["zone-a"]
+    assert queue.floating == ["a-2", "a-3"] and not {"a-2", "a-3"} & sim.nodelifecycle.watched
+    sim.run_until(200)
+    added = [next(t.time_added for t in sim.store.nodes[n].taints if t.key == "node.kubernetes.io/unreachable"
+                  and t.effect == "NoExecute") for n in ("a-1", "a-2", "a-3")]
+    assert added[1] - added[0] == 50_000 and added[2] - added[1] == 50_000  # in name order, 0.02 node/s
 
 
 def test_a_dead_zone_leaves_the_monitor_pass():

@@ -202,3 +202,49 @@ def test_pods_of_one_template_share_their_data():
     assert len({id(p.tolerations) for p in web}) == 1
     assert len({id(p.conditions) for p in web}) < len(web)  # started at the same instant
     assert all(p.key == f"{p.namespace}/{p.name}" for p in web)
+
+
+# ---------------------------------------------------------------- PodGC's out-of-service index
+
+def full_gc_terminating(podgc) -> None:
+    """gcTerminating over every node with terminating pods (the pass before the index)."""
+    from playground.engine.podgc import gc_order
+
+    store = podgc.sim.store
+    doomed = []
+    for node_name in sorted(podgc.terminating_by_node):
+        node = store.nodes.get(node_name)
+        pods = podgc.terminating_by_node[node_name]
+        if node is not None and pods and node.ready_status() != "True" and any(
+                t.key == "node.kubernetes.io/out-of-service" for t in node.taints):
+            doomed.extend(pods.values())
+    for pod in sorted(doomed, key=gc_order):
+        podgc._mark_failed_and_delete(pod)
+
+
+oos_ops = st.lists(st.tuples(
+    st.integers(1, 200),
+    st.sampled_from(["power-off", "power-on", "shutdown", "oos", "un-oos", "delete-node"]),
+    st.sampled_from(NODES)), min_size=1, max_size=10)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(oos_ops)
+def test_podgc_out_of_service_index_equals_a_scan(plan):
+    sims = []
+    for indexed in (True, False):
+        sim = make_sim(CLUSTER)
+        if not indexed:
+            sim.podgc._gc_terminating = lambda podgc=sim.podgc: full_gc_terminating(podgc)
+        sim.run_until(5)
+        for delay, kind, node in plan:
+            sim.run_until(sim.clock.now / 1000 + delay)
+            if kind == "oos":
+                sim.apply(Operation("taint", node=node, taint="node.kubernetes.io/out-of-service=nodeshutdown:NoExecute"))
+            elif kind == "un-oos":
+                sim.apply(Operation("untaint", node=node, taint="node.kubernetes.io/out-of-service:NoExecute"))
+            else:
+                sim.apply(Operation(kind, node=node))
+        sim.run_until(sim.clock.now / 1000 + 600)
+        sims.append(sim)
+    assert snapshot(sims[0]) == snapshot(sims[1])

@@ -248,3 +248,82 @@ def test_podgc_out_of_service_index_equals_a_scan(plan):
         sim.run_until(sim.clock.now / 1000 + 600)
         sims.append(sim)
     assert snapshot(sims[0]) == snapshot(sims[1])
+
+
+# ---------------------------------------------------------------- batched container starts
+
+START_CLUSTER = CLUSTER + """
+[[deployments]]
+name = "quick"
+replicas = 5
+template = { labels = { app = "quick" }, requests = { cpu = "50m" }, startDuration = "0s", stopDuration = "0s" }
+
+[[deployments]]
+name = "slow"
+replicas = 3
+template = { labels = { app = "slow" }, requests = { cpu = "50m" }, startDuration = "3s" }
+"""
+
+start_ops = st.lists(st.tuples(
+    st.integers(0, 30),
+    st.one_of(st.tuples(st.sampled_from(["power-off", "power-on", "shutdown", "restart-kubelet", "partition",
+                                         "heal", "drain", "delete-node"]), st.sampled_from(NODES)),
+              st.tuples(st.sampled_from(["scale-web", "scale-quick", "scale-slow"]), st.integers(0, 15)),
+              st.tuples(st.just("delete-pod"), st.integers(0, 40)))), min_size=1, max_size=12)
+
+
+def run_start_plan(plan, batched: bool):
+    from playground.engine.kubelet import Kubelet
+
+    Kubelet.batch_starts = batched
+    try:
+        sim = make_sim(START_CLUSTER)
+        for delay, (kind, arg) in plan:
+            sim.run_until(sim.clock.now / 1000 + delay)
+            if kind.startswith("scale-"):
+                sim.apply(Operation("scale", deployment=kind[6:], replicas=arg))
+            elif kind == "delete-pod":
+                pods = sorted(sim.store.pods)
+                if pods:
+                    ns, name = pods[arg % len(pods)].split("/")
+                    sim.apply(Operation("delete-pod", pod=name, namespace=ns))
+            else:
+                sim.apply(Operation(kind, node=arg))
+        sim.run_until(sim.clock.now / 1000 + 400)
+        return sim
+    finally:
+        Kubelet.batch_starts = True
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(start_ops)
+def test_batched_container_starts_equal_one_timer_per_start(plan):
+    batched = run_start_plan(plan, batched=True)
+    reference = run_start_plan(plan, batched=False)
+    assert snapshot(batched) == snapshot(reference)
+    assert [(p.key, p.start_time) for p in batched.store.pods.values()] == [
+        (p.key, p.start_time) for p in reference.store.pods.values()]
+
+
+def test_pods_bound_in_one_instant_start_with_one_timer():
+    sim = make_sim(START_CLUSTER)
+    sim.run_until(0)
+    pending_before = sim.clock.pending()
+    assert len(sim.container_starts.batches) < len(sim.store.pods) / 4
+    sim.run_until(5)
+    assert all(p.phase == "Running" for p in sim.store.pods.values())
+    assert pending_before > 0 and not sim.container_starts.batches
+
+
+def test_starts_cancelled_within_their_batch_match_one_timer_per_start():
+    """Pods deleted, nodes powered off and kubelets restarted while a batch of starts is pending."""
+    for plan in (
+        [(10, ("scale-slow", 12)), (1, ("delete-pod", 3)), (0, ("delete-pod", 7)), (1, ("power-off", "a-2"))],
+        [(10, ("scale-slow", 12)), (0, ("restart-kubelet", "a-1")), (1, ("shutdown", "b-1")),
+         (0, ("scale-quick", 0)), (2, ("power-on", "b-1"))],
+        [(10, ("scale-slow", 15)), (2, ("scale-slow", 1)), (0, ("scale-slow", 15)), (0, ("partition", "a-3")),
+         (1, ("heal", "a-3"))],
+    ):
+        batched = run_start_plan(plan, batched=True)
+        reference = run_start_plan(plan, batched=False)
+        assert snapshot(batched) == snapshot(reference)

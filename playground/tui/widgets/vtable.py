@@ -145,8 +145,12 @@ class VirtualTable(ScrollView, can_focus=True):
         self.volatile = volatile
         self.cell_padding = cell_padding
         self._skeys: dict[Hashable, Any] = {}  # every row (filtered or not) -> its sort key
-        self._rows: list[tuple[Any, Hashable]] = []  # shown rows, sorted
-        self._shown: set[Hashable] = set()
+        self._all: list[tuple[Any, Hashable]] = []  # every row, sorted
+        self._rows: list[tuple[Any, Hashable]] = self._all  # shown rows, sorted (the same list unfiltered)
+        # Lowered match texts, kept per row when the source says a row's text changes only with the
+        # row (`stable_match_text`): a filter over 150,000 pods is then a substring test per row.
+        self._texts: dict[Hashable, str] | None = {} if getattr(source, "stable_match_text", False) else None
+        self._stale: set[Hashable] = set()  # rows changed since their text was made
         self._filter = ""
         self._cursor_key: Hashable | None = None
         self._cursor_index = 0
@@ -187,14 +191,18 @@ class VirtualTable(ScrollView, can_focus=True):
         return key in self._skeys
 
     def is_shown(self, key: Hashable) -> bool:
-        return key in self._shown
+        return self.index_of(key) is not None
 
     def index_of(self, key: Hashable) -> int | None:
-        if key not in self._shown:
+        skey = self._skeys.get(key)
+        if skey is None:
             return None
-        entry = (self._skeys[key], key)
-        index = bisect_left(self._rows, entry)
-        return index if index < len(self._rows) and self._rows[index] == entry else None
+        return self._find(self._rows, (skey, key))
+
+    @staticmethod
+    def _find(rows: list[tuple[Any, Hashable]], entry: tuple[Any, Hashable]) -> int | None:
+        index = bisect_left(rows, entry)
+        return index if index < len(rows) and rows[index] == entry else None
 
     @property
     def visible_rows(self) -> int:
@@ -207,25 +215,38 @@ class VirtualTable(ScrollView, can_focus=True):
 
     # ---------------------------------------------------------------- filter
 
-    def _matches(self, key: Hashable) -> bool:
+    def _text(self, key: Hashable) -> str:
+        texts = self._texts
+        if texts is None:
+            return self.source.match_text(key).lower()
+        text = texts.get(key)
+        if text is None:
+            text = texts[key] = self.source.match_text(key).lower()
+        return text
+
+    def _needle(self) -> tuple[str, bool]:
         needle = self._filter
-        if not needle:
-            return True
         negate = needle.startswith("!")
-        if negate:
-            needle = needle[1:]
+        return (needle[1:] if negate else needle), negate
+
+    def _matches(self, key: Hashable) -> bool:
+        needle, negate = self._needle()
         if not needle:
             return True
-        found = needle in self.source.match_text(key).lower()
-        return found != negate
+        return (needle in self._text(key)) != negate
 
     def set_filter(self, text: str) -> None:
-        """Show only rows whose text contains `text` (case-insensitive; "!text" inverts). O(rows), once."""
+        """Show only rows whose text contains `text` (case-insensitive; "!text" inverts). One substring
+        test per row (per shown row while the text only grows), in the order rows are kept."""
         text = text.strip().lower()
         if text == self._filter:
             return
+        old_needle, old_negate = self._needle()
         self._filter = text
-        self._rebuild_rows()
+        needle, negate = self._needle()
+        narrowing = (self._texts is not None and old_needle and not old_negate and not negate
+                     and old_needle in needle)
+        self._rebuild_rows(narrowing)
 
     # ---------------------------------------------------------------- changes
 
@@ -233,60 +254,103 @@ class VirtualTable(ScrollView, can_focus=True):
         """Set the rows from scratch (loading a scenario). Not for per-tick use."""
         source = self.source
         self._skeys = {key: source.sort_key(key) for key in keys}
+        self._all = sorted((skey, key) for key, skey in self._skeys.items())
+        if self._texts is not None:
+            bulk = getattr(source, "match_texts", None)
+            if bulk is not None:
+                self._texts = {key: text.lower() for key, text in bulk(self._skeys)}
+            else:
+                self._texts = {key: source.match_text(key).lower() for key in self._skeys}
+            self._stale.clear()
         self._rebuild_rows()
 
-    def _rebuild_rows(self) -> None:
-        """Every known row through the filter, in order, keeping the cursor's row where it can."""
+    def _rebuild_rows(self, narrowing: bool = False) -> None:
+        """The shown rows from every row (or from the shown ones when the filter only narrowed) through
+        the filter, keeping the cursor's row where it can."""
+        needle, negate = self._needle()
         with self._keep_place():
-            rows = [(skey, key) for key, skey in self._skeys.items() if self._matches(key)]
-            rows.sort()
-            self._rows = rows
-            self._shown = {key for _, key in rows}
+            if not needle:
+                self._rows = self._all
+            else:
+                rows = self._rows if narrowing else self._all
+                texts = self._texts
+                if texts is not None:
+                    self._refresh_texts()
+                    self._rows = [entry for entry in rows if (needle in texts[entry[1]]) != negate]
+                else:
+                    text = self._text
+                    self._rows = [entry for entry in rows if (needle in text(entry[1])) != negate]
         self._invalidate_all()
+
+    def _refresh_texts(self) -> None:
+        texts, source = self._texts, self.source
+        assert texts is not None
+        for key in self._stale:
+            if key in self._skeys:
+                texts[key] = source.match_text(key).lower()
+        self._stale.clear()
 
     def upsert(self, keys: Iterable[Hashable]) -> None:
         """Rows that appeared or changed: new ones are inserted in order, changed ones re-rendered
-        (and re-filtered)."""
+        (and re-filtered). Costs the rows named, not the table."""
         source = self.source
-        filtering = bool(self._filter)
+        keys = list(dict.fromkeys(keys))  # each key once, in order
+        filtering = bool(self._needle()[0])
+        texts = self._texts
+        add_all: list[tuple[Any, Hashable]] = []
         add: list[tuple[Any, Hashable]] = []
         drop: list[tuple[Any, Hashable]] = []
         cache = self._cache
+        rows = self._rows
         for key in keys:
             cache.pop(key, None)
+            if texts is not None:
+                texts.pop(key, None)
+                self._stale.add(key)
             skey = self._skeys.get(key)
             if skey is None:
                 skey = self._skeys[key] = source.sort_key(key)
-                if not filtering or self._matches(key):
+                add_all.append((skey, key))
+                if filtering and self._matches(key):
                     add.append((skey, key))
             elif filtering:
                 match = self._matches(key)
-                if match and key not in self._shown:
+                shown = self._find(rows, (skey, key)) is not None
+                if match and not shown:
                     add.append((skey, key))
-                elif not match and key in self._shown:
+                elif not match and shown:
                     drop.append((skey, key))
-        if add or drop:
+        if add_all or add or drop:
             with self._keep_place():
-                self._remove_entries(drop)
-                self._insert_entries(add)
+                self._all = self._insert_entries(self._all, add_all)
+                if filtering:
+                    self._rows = self._insert_entries(self._remove_entries(self._rows, drop), add)
+                else:
+                    self._rows = self._all
         elif keys:
             self.refresh()
 
     def remove(self, keys: Iterable[Hashable]) -> None:
         drop = []
+        texts = self._texts
         for key in keys:
             skey = self._skeys.pop(key, None)
             self._cache.pop(key, None)
-            if skey is not None and key in self._shown:
+            if texts is not None:
+                texts.pop(key, None)
+                self._stale.discard(key)
+            if skey is not None:
                 drop.append((skey, key))
         if drop:
             with self._keep_place():
-                self._remove_entries(drop)
+                filtered = self._rows is not self._all
+                self._all = self._remove_entries(self._all, drop)
+                self._rows = self._remove_entries(self._rows, drop) if filtered else self._all
 
-    def _insert_entries(self, entries: list[tuple[Any, Hashable]]) -> None:
+    @staticmethod
+    def _insert_entries(rows: list[tuple[Any, Hashable]], entries: list[tuple[Any, Hashable]]) -> list:
         if not entries:
-            return
-        rows = self._rows
+            return rows
         if len(entries) > BULK:
             entries.sort()
             rows.extend(entries)
@@ -294,21 +358,21 @@ class VirtualTable(ScrollView, can_focus=True):
         else:
             for entry in entries:
                 rows.insert(bisect_left(rows, entry), entry)
-        self._shown.update(key for _, key in entries)
+        return rows
 
-    def _remove_entries(self, entries: list[tuple[Any, Hashable]]) -> None:
+    @staticmethod
+    def _remove_entries(rows: list[tuple[Any, Hashable]], entries: list[tuple[Any, Hashable]]) -> list:
         if not entries:
-            return
-        rows = self._rows
+            return rows
         if len(entries) > BULK:
             gone = {key for _, key in entries}
-            self._rows = [entry for entry in rows if entry[1] not in gone]
+            rows[:] = [entry for entry in rows if entry[1] not in gone]
         else:
             for entry in entries:
                 index = bisect_left(rows, entry)
                 if index < len(rows) and rows[index] == entry:
                     del rows[index]
-        self._shown.difference_update(key for _, key in entries)
+        return rows
 
     @contextmanager
     def _keep_place(self) -> Iterator[None]:

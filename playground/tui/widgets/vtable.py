@@ -145,12 +145,12 @@ class VirtualTable(ScrollView, can_focus=True):
         self.volatile = volatile
         self.cell_padding = cell_padding
         self._skeys: dict[Hashable, Any] = {}  # every row (filtered or not) -> its sort key
-        self._all: list[tuple[Any, Hashable]] = []  # every row, sorted
-        self._rows: list[tuple[Any, Hashable]] = self._all  # shown rows, sorted (the same list unfiltered)
-        # Lowered match texts, kept per row when the source says a row's text changes only with the
-        # row (`stable_match_text`): a filter over 150,000 pods is then a substring test per row.
-        self._texts: dict[Hashable, str] | None = {} if getattr(source, "stable_match_text", False) else None
-        self._stale: set[Hashable] = set()  # rows changed since their text was made
+        # Rows are (sort key, key) entries, or (sort key, key, lowered match text) when the source says
+        # a row's text changes only with the row (`stable_match_text`): a filter over 150,000 pods is
+        # then one substring test per entry, reading nothing else.
+        self._stable = bool(getattr(source, "stable_match_text", False))
+        self._all: list[tuple] = []  # every row, sorted
+        self._rows: list[tuple] = self._all  # shown rows, sorted (the same list unfiltered)
         self._filter = ""
         self._cursor_key: Hashable | None = None
         self._cursor_index = 0
@@ -185,7 +185,7 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def keys(self) -> list[Hashable]:
         """The shown keys in order (O(rows): for tests and one-off use, not per frame)."""
-        return [key for _, key in self._rows]
+        return [entry[1] for entry in self._rows]
 
     def __contains__(self, key: object) -> bool:
         return key in self._skeys
@@ -197,12 +197,12 @@ class VirtualTable(ScrollView, can_focus=True):
         skey = self._skeys.get(key)
         if skey is None:
             return None
-        return self._find(self._rows, (skey, key))
+        return self._find(self._rows, skey, key)
 
     @staticmethod
-    def _find(rows: list[tuple[Any, Hashable]], entry: tuple[Any, Hashable]) -> int | None:
-        index = bisect_left(rows, entry)
-        return index if index < len(rows) and rows[index] == entry else None
+    def _find(rows: list[tuple], skey: Any, key: Hashable) -> int | None:
+        index = bisect_left(rows, (skey, key))  # (skey, key) sorts just before (skey, key, text)
+        return index if index < len(rows) and rows[index][1] == key else None
 
     @property
     def visible_rows(self) -> int:
@@ -211,18 +211,12 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def visible_keys(self) -> list[Hashable]:
         top = int(self.scroll_y)
-        return [key for _, key in self._rows[top: top + self.visible_rows]]
+        return [entry[1] for entry in self._rows[top: top + self.visible_rows]]
 
     # ---------------------------------------------------------------- filter
 
-    def _text(self, key: Hashable) -> str:
-        texts = self._texts
-        if texts is None:
-            return self.source.match_text(key).lower()
-        text = texts.get(key)
-        if text is None:
-            text = texts[key] = self.source.match_text(key).lower()
-        return text
+    def _fresh_text(self, key: Hashable) -> str:
+        return self.source.match_text(key).lower()
 
     def _needle(self) -> tuple[str, bool]:
         needle = self._filter
@@ -233,7 +227,7 @@ class VirtualTable(ScrollView, can_focus=True):
         needle, negate = self._needle()
         if not needle:
             return True
-        return (needle in self._text(key)) != negate
+        return (needle in self._fresh_text(key)) != negate
 
     def set_filter(self, text: str) -> None:
         """Show only rows whose text contains `text` (case-insensitive; "!text" inverts). One substring
@@ -244,8 +238,7 @@ class VirtualTable(ScrollView, can_focus=True):
         old_needle, old_negate = self._needle()
         self._filter = text
         needle, negate = self._needle()
-        narrowing = (self._texts is not None and old_needle and not old_negate and not negate
-                     and old_needle in needle)
+        narrowing = self._stable and bool(old_needle) and not old_negate and not negate and old_needle in needle
         self._rebuild_rows(narrowing)
 
     # ---------------------------------------------------------------- changes
@@ -254,15 +247,19 @@ class VirtualTable(ScrollView, can_focus=True):
         """Set the rows from scratch (loading a scenario). Not for per-tick use."""
         source = self.source
         self._skeys = {key: source.sort_key(key) for key in keys}
-        self._all = sorted((skey, key) for key, skey in self._skeys.items())
-        if self._texts is not None:
-            bulk = getattr(source, "match_texts", None)
-            if bulk is not None:
-                self._texts = {key: text.lower() for key, text in bulk(self._skeys)}
-            else:
-                self._texts = {key: source.match_text(key).lower() for key in self._skeys}
-            self._stale.clear()
+        if self._stable:
+            texts = dict(self._source_texts(self._skeys))
+            self._all = sorted((skey, key, texts[key]) for key, skey in self._skeys.items())
+        else:
+            self._all = sorted((skey, key) for key, skey in self._skeys.items())
         self._rebuild_rows()
+
+    def _source_texts(self, keys: Iterable[Hashable]) -> Iterator[tuple[Hashable, str]]:
+        """(key, lowered match text), through the source's bulk `match_texts` when it has one."""
+        bulk = getattr(self.source, "match_texts", None)
+        pairs = bulk(keys) if bulk is not None else ((key, self.source.match_text(key)) for key in keys)
+        for key, text in pairs:
+            yield key, text.lower()
 
     def _rebuild_rows(self, narrowing: bool = False) -> None:
         """The shown rows from every row (or from the shown ones when the filter only narrowed) through
@@ -271,55 +268,76 @@ class VirtualTable(ScrollView, can_focus=True):
         with self._keep_place():
             if not needle:
                 self._rows = self._all
-            else:
+            elif self._stable:
                 rows = self._rows if narrowing else self._all
-                texts = self._texts
-                if texts is not None:
-                    self._refresh_texts()
-                    self._rows = [entry for entry in rows if (needle in texts[entry[1]]) != negate]
+                if negate:
+                    self._rows = [entry for entry in rows if needle not in entry[2]]
                 else:
-                    text = self._text
-                    self._rows = [entry for entry in rows if (needle in text(entry[1])) != negate]
+                    self._rows = [entry for entry in rows if needle in entry[2]]
+            else:
+                text = self._fresh_text
+                self._rows = [entry for entry in self._all if (needle in text(entry[1])) != negate]
         self._invalidate_all()
 
-    def _refresh_texts(self) -> None:
-        texts, source = self._texts, self.source
-        assert texts is not None
-        for key in self._stale:
-            if key in self._skeys:
-                texts[key] = source.match_text(key).lower()
-        self._stale.clear()
+    def _set_entries(self, entries: dict[Hashable, tuple]) -> None:
+        """Replace the entries of these rows (new texts) in every row and in the shown rows."""
+        lists = [self._all] if self._rows is self._all else [self._all, self._rows]
+        for rows in lists:
+            if len(entries) > BULK:
+                for index, entry in enumerate(rows):
+                    new = entries.get(entry[1])
+                    if new is not None:
+                        rows[index] = new
+            else:
+                for key, entry in entries.items():
+                    index = self._find(rows, entry[0], key)
+                    if index is not None:
+                        rows[index] = entry
 
     def upsert(self, keys: Iterable[Hashable]) -> None:
         """Rows that appeared or changed: new ones are inserted in order, changed ones re-rendered
-        (and re-filtered). Costs the rows named, not the table."""
+        (and re-filtered, and their match texts made again). Costs the rows named, not the table
+        (a pass over the rows when more than BULK texts changed)."""
         source = self.source
         keys = list(dict.fromkeys(keys))  # each key once, in order
-        filtering = bool(self._needle()[0])
-        texts = self._texts
-        add_all: list[tuple[Any, Hashable]] = []
-        add: list[tuple[Any, Hashable]] = []
-        drop: list[tuple[Any, Hashable]] = []
+        needle, negate = self._needle()
+        filtering = bool(needle)
+        stable = self._stable
+        texts = dict(self._source_texts(keys)) if stable else None
+        add_all: list[tuple] = []
+        add: list[tuple] = []
+        drop: list[tuple] = []
+        changed: dict[Hashable, tuple] = {}
         cache = self._cache
         rows = self._rows
         for key in keys:
             cache.pop(key, None)
-            if texts is not None:
-                texts.pop(key, None)
-                self._stale.add(key)
             skey = self._skeys.get(key)
-            if skey is None:
+            new = skey is None
+            if new:
                 skey = self._skeys[key] = source.sort_key(key)
-                add_all.append((skey, key))
-                if filtering and self._matches(key):
-                    add.append((skey, key))
-            elif filtering:
-                match = self._matches(key)
-                shown = self._find(rows, (skey, key)) is not None
-                if match and not shown:
-                    add.append((skey, key))
-                elif not match and shown:
-                    drop.append((skey, key))
+            if stable:
+                text = texts[key]  # type: ignore[index]
+                entry = (skey, key, text)
+            else:
+                text = self._fresh_text(key) if filtering else ""
+                entry = (skey, key)
+            if new:
+                add_all.append(entry)
+                if filtering and (needle in text) != negate:
+                    add.append(entry)
+                continue
+            if stable:
+                changed[key] = entry
+            if filtering:
+                index = self._find(rows, skey, key)
+                match = (needle in text) != negate
+                if match and index is None:
+                    add.append(entry)
+                elif not match and index is not None:
+                    drop.append(entry)
+        if changed:
+            self._set_entries(changed)
         if add_all or add or drop:
             with self._keep_place():
                 self._all = self._insert_entries(self._all, add_all)
@@ -332,13 +350,9 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def remove(self, keys: Iterable[Hashable]) -> None:
         drop = []
-        texts = self._texts
         for key in keys:
             skey = self._skeys.pop(key, None)
             self._cache.pop(key, None)
-            if texts is not None:
-                texts.pop(key, None)
-                self._stale.discard(key)
             if skey is not None:
                 drop.append((skey, key))
         if drop:
@@ -348,7 +362,7 @@ class VirtualTable(ScrollView, can_focus=True):
                 self._rows = self._remove_entries(self._rows, drop) if filtered else self._all
 
     @staticmethod
-    def _insert_entries(rows: list[tuple[Any, Hashable]], entries: list[tuple[Any, Hashable]]) -> list:
+    def _insert_entries(rows: list[tuple], entries: list[tuple]) -> list[tuple]:
         if not entries:
             return rows
         if len(entries) > BULK:
@@ -361,16 +375,17 @@ class VirtualTable(ScrollView, can_focus=True):
         return rows
 
     @staticmethod
-    def _remove_entries(rows: list[tuple[Any, Hashable]], entries: list[tuple[Any, Hashable]]) -> list:
+    def _remove_entries(rows: list[tuple], entries: list[tuple]) -> list[tuple]:
+        """Remove rows by their (sort key, key)."""
         if not entries:
             return rows
         if len(entries) > BULK:
-            gone = {key for _, key in entries}
+            gone = {entry[1] for entry in entries}
             rows[:] = [entry for entry in rows if entry[1] not in gone]
         else:
             for entry in entries:
-                index = bisect_left(rows, entry)
-                if index < len(rows) and rows[index] == entry:
+                index = bisect_left(rows, (entry[0], entry[1]))
+                if index < len(rows) and rows[index][1] == entry[1]:
                     del rows[index]
         return rows
 

@@ -283,7 +283,8 @@ class VirtualTable(ScrollView, can_focus=True):
         """Replace the entries of these rows (new texts) in every row and in the shown rows."""
         lists = [self._all] if self._rows is self._all else [self._all, self._rows]
         for rows in lists:
-            if len(entries) > BULK:
+            # A pass over 150,000 rows costs about as much as 4,000 bisects.
+            if len(entries) > max(BULK, len(rows) // 32):
                 for index, entry in enumerate(rows):
                     new = entries.get(entry[1])
                     if new is not None:
@@ -365,7 +366,8 @@ class VirtualTable(ScrollView, can_focus=True):
     def _insert_entries(rows: list[tuple], entries: list[tuple]) -> list[tuple]:
         if not entries:
             return rows
-        if len(entries) > BULK:
+        # A merge costs a pass over the rows; an insert moves half of them: merge above rows / 256.
+        if len(entries) > max(BULK, len(rows) // 256):
             entries.sort()
             rows.extend(entries)
             rows.sort()  # timsort merges the two sorted runs in O(n)
@@ -379,7 +381,7 @@ class VirtualTable(ScrollView, can_focus=True):
         """Remove rows by their (sort key, key)."""
         if not entries:
             return rows
-        if len(entries) > BULK:
+        if len(entries) > max(BULK, len(rows) // 256):
             gone = {entry[1] for entry in entries}
             rows[:] = [entry for entry in rows if entry[1] not in gone]
         else:

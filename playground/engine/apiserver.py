@@ -53,6 +53,7 @@ class APIServer:
         self._not_ready = Toleration(NOT_READY_TAINT, "Exists", "", NO_EXECUTE, config.default_not_ready_toleration_seconds)
         self._unreachable = Toleration(UNREACHABLE_TAINT, "Exists", "", NO_EXECUTE,
                                        config.default_unreachable_toleration_seconds)
+        self._admitted: dict[tuple[Toleration, ...], tuple[Toleration, ...]] = {}
 
     # ---------------------------------------------------------------- admission
 
@@ -80,6 +81,13 @@ class APIServer:
         pod.preemption_policy = pc.preemption_policy
 
     def _default_tolerations(self, tolerations: tuple[Toleration, ...]) -> tuple[Toleration, ...]:
+        # Pods of one template come with the template's tuple: they share the admitted one too.
+        admitted = self._admitted.get(tolerations)
+        if admitted is None:
+            admitted = self._admitted[tolerations] = self._add_default_tolerations(tolerations)
+        return admitted
+
+    def _add_default_tolerations(self, tolerations: tuple[Toleration, ...]) -> tuple[Toleration, ...]:
         def has(key: str) -> bool:
             return any(t.key in (key, "") and t.effect in (NO_EXECUTE, "") for t in tolerations)
 

@@ -10,12 +10,16 @@ a 100 ms grid, subject to each zone's limiter.
 
 Cost follows work: a pass visits only the nodes that are not quietly healthy (`watch`). A healthy
 node's probe timestamp is the first pass at or after its newest lease renewal or heartbeat, which is
-what a controller visiting it every pass would have recorded, so skipping it changes nothing.
+what a controller visiting it every pass would have recorded, so skipping it changes nothing. A dead
+node that is settled (Unknown, tainted, in its zone queue, nothing new from its kubelet) is skipped
+too, until a node update, its kubelet or its queue concerns it again (`_settled`): a zone outage of
+1,000 nodes costs the passes nothing once they are all tainted.
 """
 
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_left, insort
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -117,31 +121,76 @@ class TokenBucket:
         return now + int(-(-(1.0 - self.tokens) * 1000 // self.qps))
 
 
+FLOATING = -1  # ZoneQueue.queued value of a floating member (see ZoneQueue)
+
+
 @dataclass(slots=True)
 class ZoneQueue:
-    """RateLimitedTimedQueue: a heap by ProcessAt plus the set of names ever added and not Removed."""
+    """RateLimitedTimedQueue: a heap by ProcessAt plus the set of names ever added and not Removed.
+
+    Entries are ordered by (ProcessAt, name). Every entry at one ProcessAt comes from one monitor pass,
+    which visits nodes in name order, so this is the order in which they were added.
+
+    Floating members: a node waiting for its NoExecute taint is Removed and Added again by every
+    monitor pass (markNodeForTainting), so its entry is always (time of the last pass, name). Such a
+    node leaves the pass (`NodeLifecycleController._waiting`) and its entry is kept implicitly in
+    `floating` (sorted names, ProcessAt = the last pass), not re-pushed 2,000 times an hour."""
 
     limiter: TokenBucket
-    heap: list[tuple[int, int, str]] = field(default_factory=list)
+    heap: list[tuple[int, str, int]] = field(default_factory=list)  # (ProcessAt, name, seq)
     members: set[str] = field(default_factory=set)
-    queued: dict[str, int] = field(default_factory=dict)  # name -> seq of its live heap entry
+    queued: dict[str, int] = field(default_factory=dict)  # name -> seq of its live heap entry, or FLOATING
+    floating: list[str] = field(default_factory=list)
 
     def add(self, name: str, now: int, seq: int) -> bool:
         if name in self.members:
             return False
         self.members.add(name)
         self.queued[name] = seq
-        heapq.heappush(self.heap, (now, seq, name))
+        heapq.heappush(self.heap, (now, name, seq))
         return True
 
     def remove(self, name: str) -> None:
         self.members.discard(name)
-        self.queued.pop(name, None)
+        if self.queued.pop(name, None) == FLOATING:
+            self._unfloat(name)
 
-    def head(self) -> tuple[int, int, str] | None:
-        while self.heap and self.queued.get(self.heap[0][2]) != self.heap[0][1]:
+    def float(self, name: str) -> None:
+        """A queued member whose entry is re-added at every pass from now on."""
+        self.queued[name] = FLOATING
+        insort(self.floating, name)
+
+    def _unfloat(self, name: str) -> None:
+        index = bisect_left(self.floating, name)
+        del self.floating[index]
+
+    def head(self, last_pass: int) -> tuple[int, str] | None:
+        """(ProcessAt, name) of the first entry; floating members are at `last_pass`."""
+        heap = self.heap
+        while heap and self.queued.get(heap[0][1]) != heap[0][2]:
+            heapq.heappop(heap)
+        first = (heap[0][0], heap[0][1]) if heap else None
+        if self.floating:
+            floating = (last_pass, self.floating[0])
+            if first is None or floating < first:
+                return floating
+        return first
+
+    def pop(self, name: str) -> None:
+        """Take the head entry (`name`, as head() returned it) out; the name stays a member."""
+        if self.queued.get(name) == FLOATING:
+            self._unfloat(name)
+        else:
             heapq.heappop(self.heap)
-        return self.heap[0] if self.heap else None
+
+    def processing_at(self, name: str, last_pass: int) -> int | None:
+        seq = self.queued.get(name)
+        if seq == FLOATING:
+            return last_pass
+        for at, n, s in self.heap:
+            if s == seq and n == name:
+                return at
+        return None
 
 
 class NodeLifecycleController:
@@ -159,6 +208,10 @@ class NodeLifecycleController:
         self._seq = 0
         self._taint_pass = Wakeup(sim.clock, PHASE_NODE_LIFECYCLE, "nodelifecycle.taint_pass")
         self.evictions_total: dict[str, int] = {}
+        # Leave settled dead nodes out of the monitor pass (see `_settled`); False runs the full pass
+        # over them, as the equivalence test does.
+        self.skip_settled = True
+        self.last_pass = 0  # time of the latest monitor pass (floating queue members are at it)
         sim.store.node_watchers.append(self._on_node_event)
 
     def start(self) -> None:
@@ -217,8 +270,10 @@ class NodeLifecycleController:
     def monitor(self) -> None:
         now = self.sim.clock.now
         self.sim.clock.call_at(now + self.config.node_monitor_period, PHASE_NODE_LIFECYCLE, "nodelifecycle.monitor")
+        self.last_pass = now
         store = self.sim.store
-        for name in sorted(self.watched):
+        visited = sorted(self.watched)
+        for name in visited:
             node = store.nodes.get(name)
             if node is None:
                 self.watched.discard(name)
@@ -227,8 +282,14 @@ class NodeLifecycleController:
         self._handle_disruption()
         for name in list(self.watched):
             node = store.nodes.get(name)
-            if node is not None and self._quiet(node):
+            if node is not None and (self._quiet(node) or (self.skip_settled and self._settled(node))):
                 self.watched.discard(name)
+        if self.skip_settled:
+            for name in visited:
+                node = store.nodes.get(name)
+                if node is not None and name in self.watched and self._waiting(node):
+                    self.watched.discard(name)
+                    self._queue(node.zone).float(name)
         self._arm_taint_pass()
 
     def _quiet(self, node: Node) -> bool:
@@ -240,6 +301,40 @@ class NodeLifecycleController:
             and not node.has_taint(UNREACHABLE_TAINT, NO_EXECUTE)
             and node.name not in self._queue(node.zone).members
         )
+
+    def _silent_and_unknown(self, node: Node) -> bool:
+        """Its kubelet is silent and every signal it sent has been seen; its health conditions are all
+        Unknown and the controller has seen their transition: a pass changes nothing in its health."""
+        kubelet = self.sim.kubelets.get(node.name)
+        if kubelet is not None and kubelet.signalling:
+            return False
+        health = self.health.get(node.name)
+        conditions = node.conditions
+        ready = conditions.get("Ready")
+        if health is None or ready is None or ready.last_transition_time != health.transition:
+            return False
+        if any((c := conditions.get(t)) is None or c.status != UNKNOWN for t in HEALTH_CONDITIONS):
+            return False
+        return kubelet is None or kubelet.last_signal() <= health.signal
+
+    def _waiting(self, node: Node) -> bool:
+        """Silent, Unknown, not tainted NoExecute yet and (re-)added to its zone queue by this pass: every
+        further pass only Removes and Adds it again (ZoneQueue's floating members), until something
+        concerns it again (as for `_settled`) or the taint pass takes it."""
+        if node.has_taint(UNREACHABLE_TAINT, NO_EXECUTE) or node.has_taint(NOT_READY_TAINT, NO_EXECUTE):
+            return False
+        seq = self._queue(node.zone).queued.get(node.name)
+        return seq is not None and seq != FLOATING and self._silent_and_unknown(node)
+
+    def _settled(self, node: Node) -> bool:
+        """A dead node the controller has finished with: its kubelet is silent and every signal it
+        sent has been seen, its health conditions are all Unknown, it carries the unreachable
+        NoExecute taint and its zone queue has it as a member. A pass over it changes nothing (it
+        only re-adds it to the queue, a no-op), so it leaves the pass until something concerns it
+        again: any node update (conditions, taints, spec), its kubelet signalling again (register,
+        reconnect), or leaving its zone queue -- each of which puts it back in `watched`."""
+        return (node.has_taint(UNREACHABLE_TAINT, NO_EXECUTE) and not node.has_taint(NOT_READY_TAINT, NO_EXECUTE)
+                and node.name in self._queue(node.zone).members and self._silent_and_unknown(node))
 
     def _monitor_node(self, node: Node) -> None:
         health = self.health.get(node.name)
@@ -356,14 +451,17 @@ class NodeLifecycleController:
 
     def mark_node_as_reachable(self, node: Node) -> None:
         self.sim.store.update_taints(node, remove=[NOT_READY_NO_EXECUTE, UNREACHABLE_NO_EXECUTE])
-        self._queue(node.zone).remove(node.name)
+        queue = self._queue(node.zone)
+        if node.name in queue.members:
+            self.watched.add(node.name)  # out of the queue: no longer settled
+        queue.remove(node.name)
 
     def _arm_taint_pass(self) -> None:
         """Run doNoExecuteTaintingPass at the first 100 ms tick where some zone can make progress."""
         now = self.sim.clock.now
         due = None
         for queue in self.zone_queues.values():
-            head = queue.head()
+            head = queue.head(self.last_pass)
             if head is None:
                 continue
             token = queue.limiter.next_token_at(now)
@@ -380,20 +478,20 @@ class NodeLifecycleController:
         now = self.sim.clock.now
         for zone in sorted(self.zone_queues):
             queue = self.zone_queues[zone]
-            while (head := queue.head()) is not None:
+            while (head := queue.head(self.last_pass)) is not None:
                 if not queue.limiter.try_accept(now):
                     break
                 if now < head[0]:
                     break
-                heapq.heappop(queue.heap)
-                name = head[2]
+                name = head[1]
+                queue.pop(name)
                 ok, wait = self._taint_one(name)
                 if ok:
                     queue.queued.pop(name, None)
                 else:
                     self._seq += 1
                     queue.queued[name] = self._seq
-                    heapq.heappush(queue.heap, (now + wait + 1, self._seq, name))
+                    heapq.heappush(queue.heap, (now + wait + 1, name, self._seq))
         self._arm_taint_pass()
 
     def _taint_one(self, name: str) -> tuple[bool, int]:
@@ -516,16 +614,8 @@ class NodeLifecycleController:
         queue = self.zone_queues.get(node.zone)
         if queue is None or node.name not in queue.queued:
             return None
-        ahead = sorted((at, seq) for name, seq in queue.queued.items()
-                       for at in [self._queued_at(queue, name)] if at is not None)
-        mine = (self._queued_at(queue, node.name), queue.queued[node.name])
+        ahead = sorted((at, name) for name in queue.queued
+                       for at in [queue.processing_at(name, self.last_pass)] if at is not None)
+        mine = (queue.processing_at(node.name, self.last_pass), node.name)
         place = ahead.index(mine) + 1 if mine in ahead else 1
         return place, queue.limiter.next_token_at(self.sim.clock.now)
-
-    @staticmethod
-    def _queued_at(queue: ZoneQueue, name: str) -> int | None:
-        seq = queue.queued.get(name)
-        for at, s, n in queue.heap:
-            if s == seq and n == name:
-                return at
-        return None

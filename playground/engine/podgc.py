@@ -17,7 +17,8 @@ PodGC writes no Kubernetes events; its log line "PodGC is force deleting Pod" is
 with reason PodGC so the log shows who removed the pod.
 
 Cost follows work: the pass reads indexes kept from the store's watchers (terminating pods by node,
-terminated pods, node names without a Node object), never the list of all pods.
+terminated pods, node names without a Node object, nodes with the out-of-service taint), never the
+list of all pods, nor every node that has terminating pods.
 """
 
 from __future__ import annotations
@@ -49,6 +50,9 @@ class PodGC:
         self.terminated: dict[str, Pod] = {}
         self.missing_nodes: set[str] = set()  # node names of deleted Node objects pods may still be bound to
         self.quarantine: dict[str, int] = {}  # node name -> when it is ready to be checked (delaying queue)
+        # Nodes carrying the out-of-service taint: the only ones gcTerminating can act on, so a pass
+        # looks at them, not at every node with terminating pods (a dead zone has 1,000 of those).
+        self.out_of_service: set[str] = set()
         sim.store.pod_watchers.append(self._on_pod_event)
         sim.store.node_watchers.append(self._on_node_event)
 
@@ -73,9 +77,15 @@ class PodGC:
     def _on_node_event(self, what: str, node: Node) -> None:
         if what == "removed":
             self.missing_nodes.add(node.name)
-        elif what == "added":
+            self.out_of_service.discard(node.name)
+            return
+        if what == "added":
             self.missing_nodes.discard(node.name)
             self.quarantine.pop(node.name, None)
+        if any(t.key == OUT_OF_SERVICE_TAINT for t in node.taints):
+            self.out_of_service.add(node.name)
+        else:
+            self.out_of_service.discard(node.name)
 
     # ---------------------------------------------------------------- the pass
 
@@ -97,7 +107,7 @@ class PodGC:
     def _gc_terminating(self) -> None:
         store = self.sim.store
         doomed: list[Pod] = []
-        for node_name in sorted(self.terminating_by_node):
+        for node_name in sorted(self.out_of_service.intersection(self.terminating_by_node)):
             pods = self.terminating_by_node[node_name]
             if not pods:
                 del self.terminating_by_node[node_name]

@@ -47,7 +47,7 @@ from .attachdetach import AttachDetachController
 from .clock import PHASE_OPERATIONS, Clock
 from .disruption import DisruptionController
 from .drain import Drainer
-from .kubelet import Kubelet, KubeletConfig
+from .kubelet import ContainerStarts, Kubelet, KubeletConfig
 from .nodelifecycle import NodeLifecycleConfig, NodeLifecycleController
 from .nodeshutdown import NodeShutdownManager
 from .objects import (
@@ -152,6 +152,7 @@ class Simulation:
             scenario.apiServer.default_unreachable_toleration_seconds,
         ))
         self.kubelets: dict[str, Kubelet] = {}
+        self.container_starts = ContainerStarts(self)
         self.nodeshutdown = NodeShutdownManager(self)
         self.nodelifecycle = NodeLifecycleController(self, NodeLifecycleConfig(
             cm.node_monitor_period, cm.node_monitor_grace_period, cm.node_startup_grace_period,
@@ -193,6 +194,7 @@ class Simulation:
         clock = self.clock
         clock.register("kubelet.sync_status", lambda n: self._kubelet(n, "sync_status"))
         clock.register("kubelet.container_started", lambda n, k: self._kubelet(n, "container_started", k))
+        clock.register("kubelet.container_starts", self.container_starts.run)
         clock.register("kubelet.container_stopped", lambda n, k: self._kubelet(n, "container_stopped", k))
         clock.register("kubelet.reconnected", lambda n: self._kubelet(n, "reconnected"))
         clock.register("nodeshutdown.group_timeout", self.nodeshutdown.group_timeout)

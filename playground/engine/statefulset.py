@@ -99,7 +99,7 @@ class StatefulSetController:
         template = statefulset.template
         pod = pod_from_template(self.sim, name, statefulset.namespace, template,
                                 OwnerRef("StatefulSet", statefulset.name))
-        pod.labels[POD_NAME_LABEL] = name
+        pod.labels = {**pod.labels, POD_NAME_LABEL: name}  # the template's labels are shared: a new dict
         if claim is not None:
             pod.volume_claims = (claim,)
         try:

@@ -15,6 +15,7 @@ from .objects import (
     FAILED,
     SUCCEEDED,
     Condition,
+    ConditionCache,
     DaemonSet,
     Deployment,
     Event,
@@ -93,6 +94,7 @@ class Store:
         self.pdbs: dict[str, PodDisruptionBudget] = {}  # "ns/name" -> PDB
         self.statefulsets: dict[str, StatefulSet] = {}  # "ns/name" -> StatefulSet
         self.recorder = EventRecorder(clock_now, event_limit)
+        self.pod_conditions = ConditionCache()
         self.changes = ChangeSet()
         self.node_watchers: list[NodeWatcher] = []
         self.pod_watchers: list[PodWatcher] = []
@@ -212,12 +214,9 @@ class Store:
     def set_pod_condition(
         self, pod: Pod, ctype: str, status: str, reason: str = "", message: str = ""
     ) -> None:
-        current = pod.conditions.get(ctype)
-        if current and current.status == status and current.reason == reason and current.message == message:
-            return
-        transition = current.last_transition_time if current and current.status == status else self.now()
-        pod.conditions[ctype] = Condition(ctype, status, reason, message, None, transition)
-        self._pod_changed("condition", pod)
+        # Copy-on-write, shared between pods with equal conditions (ConditionCache).
+        if self.pod_conditions.set(pod, ctype, status, reason, message, self.now()):
+            self._pod_changed("condition", pod)
 
     def mark_pod_deleting(self, pod: Pod, grace_seconds: int) -> None:
         """The API server's graceful delete: deletionTimestamp = now + grace."""

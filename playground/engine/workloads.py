@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from .apiserver import AdmissionError
 from .clock import PHASE_WORKLOADS, Wakeup
 from .objects import (
+    NO_CONDITIONS,
     DISK_PRESSURE_TAINT,
     MEMORY_PRESSURE_TAINT,
     NO_EXECUTE,
@@ -60,18 +61,20 @@ def template_hash(name: str) -> str:
 
 def pod_from_template(sim: "Simulation", name: str, namespace: str, template: PodTemplate,
                       owner: OwnerRef | None) -> Pod:
+    # Pods of one template share its labels, node selector, tolerations and affinity: no code writes
+    # them in place (a StatefulSet's pod-name label makes a new dict), so 150,000 pods hold one copy.
     pod = Pod(
         name=name,
         namespace=namespace,
         uid=sim.store.new_uid(),
-        labels=dict(template.labels),
+        labels=template.labels,
         creation_time=sim.clock.now,
         priority=template.priority or 0,
         priority_class_name=template.priority_class_name,
         cpu=template.cpu,
         memory=template.memory,
-        tolerations=tuple(template.tolerations),
-        node_selector=dict(template.node_selector),
+        tolerations=template.tolerations,
+        node_selector=template.node_selector,
         required_node_affinity=template.required_node_affinity,
         preferred_node_affinity=template.preferred_node_affinity,
         termination_grace_period_seconds=template.termination_grace_period_seconds,
@@ -80,7 +83,7 @@ def pod_from_template(sim: "Simulation", name: str, namespace: str, template: Po
         owner=owner,
         empty_dir=template.empty_dir,
     )
-    pod.conditions = {}
+    pod.conditions = NO_CONDITIONS
     pod.phase = PENDING
     return pod
 

@@ -5,7 +5,7 @@ and the event log. Each keeps its table in step with the engine through the Chan
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Hashable, Iterable
+from typing import TYPE_CHECKING, Hashable, Iterable, Iterator
 
 from rich.text import Text
 from textual import on
@@ -16,7 +16,7 @@ from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from ...engine.explain import pod_outlook
-from ...engine.objects import Event
+from ...engine.objects import Event, Pod
 from ...engine.store import ChangeSet
 from ...units import format_age, format_duration
 from .. import format as fmt
@@ -318,11 +318,24 @@ class PodSource(Source):
             fmt.plain(pod_outlook(sim, pod), "yellow"),
         ]
 
+    # Everything the text is made of marks the pod changed, so the table keeps the texts (a filter
+    # over 150,000 pods is then a substring test per row).
+    stable_match_text = True
+
     def match_text(self, key: Hashable) -> str:
         pod = self.sim.store.pods.get(str(key))
-        if pod is None:
-            return str(key)
-        return f"{pod.key} {pod.node_name or ''} {fmt.pod_status(pod)} {pod.priority_class_name}"
+        return str(key) if pod is None else pod_match_text(pod)
+
+    def match_texts(self, keys: Iterable[Hashable]) -> Iterator[tuple[Hashable, str]]:
+        """(key, text) for many rows at once (loading 150,000 rows)."""
+        pods = self.sim.store.pods
+        for key in keys:
+            pod = pods.get(str(key))
+            yield key, str(key) if pod is None else pod_match_text(pod)
+
+
+def pod_match_text(pod: "Pod") -> str:
+    return f"{pod.key} {pod.node_name or ''} {fmt.pod_status(pod)} {pod.priority_class_name}"
 
 
 class PodDetailMixin:

@@ -145,8 +145,12 @@ class VirtualTable(ScrollView, can_focus=True):
         self.volatile = volatile
         self.cell_padding = cell_padding
         self._skeys: dict[Hashable, Any] = {}  # every row (filtered or not) -> its sort key
-        self._rows: list[tuple[Any, Hashable]] = []  # shown rows, sorted
-        self._shown: set[Hashable] = set()
+        # Rows are (sort key, key) entries, or (sort key, key, lowered match text) when the source says
+        # a row's text changes only with the row (`stable_match_text`): a filter over 150,000 pods is
+        # then one substring test per entry, reading nothing else.
+        self._stable = bool(getattr(source, "stable_match_text", False))
+        self._all: list[tuple] = []  # every row, sorted
+        self._rows: list[tuple] = self._all  # shown rows, sorted (the same list unfiltered)
         self._filter = ""
         self._cursor_key: Hashable | None = None
         self._cursor_index = 0
@@ -181,20 +185,24 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def keys(self) -> list[Hashable]:
         """The shown keys in order (O(rows): for tests and one-off use, not per frame)."""
-        return [key for _, key in self._rows]
+        return [entry[1] for entry in self._rows]
 
     def __contains__(self, key: object) -> bool:
         return key in self._skeys
 
     def is_shown(self, key: Hashable) -> bool:
-        return key in self._shown
+        return self.index_of(key) is not None
 
     def index_of(self, key: Hashable) -> int | None:
-        if key not in self._shown:
+        skey = self._skeys.get(key)
+        if skey is None:
             return None
-        entry = (self._skeys[key], key)
-        index = bisect_left(self._rows, entry)
-        return index if index < len(self._rows) and self._rows[index] == entry else None
+        return self._find(self._rows, skey, key)
+
+    @staticmethod
+    def _find(rows: list[tuple], skey: Any, key: Hashable) -> int | None:
+        index = bisect_left(rows, (skey, key))  # (skey, key) sorts just before (skey, key, text)
+        return index if index < len(rows) and rows[index][1] == key else None
 
     @property
     def visible_rows(self) -> int:
@@ -203,29 +211,35 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def visible_keys(self) -> list[Hashable]:
         top = int(self.scroll_y)
-        return [key for _, key in self._rows[top: top + self.visible_rows]]
+        return [entry[1] for entry in self._rows[top: top + self.visible_rows]]
 
     # ---------------------------------------------------------------- filter
 
-    def _matches(self, key: Hashable) -> bool:
+    def _fresh_text(self, key: Hashable) -> str:
+        return self.source.match_text(key).lower()
+
+    def _needle(self) -> tuple[str, bool]:
         needle = self._filter
-        if not needle:
-            return True
         negate = needle.startswith("!")
-        if negate:
-            needle = needle[1:]
+        return (needle[1:] if negate else needle), negate
+
+    def _matches(self, key: Hashable) -> bool:
+        needle, negate = self._needle()
         if not needle:
             return True
-        found = needle in self.source.match_text(key).lower()
-        return found != negate
+        return (needle in self._fresh_text(key)) != negate
 
     def set_filter(self, text: str) -> None:
-        """Show only rows whose text contains `text` (case-insensitive; "!text" inverts). O(rows), once."""
+        """Show only rows whose text contains `text` (case-insensitive; "!text" inverts). One substring
+        test per row (per shown row while the text only grows), in the order rows are kept."""
         text = text.strip().lower()
         if text == self._filter:
             return
+        old_needle, old_negate = self._needle()
         self._filter = text
-        self._rebuild_rows()
+        needle, negate = self._needle()
+        narrowing = self._stable and bool(old_needle) and not old_negate and not negate and old_needle in needle
+        self._rebuild_rows(narrowing)
 
     # ---------------------------------------------------------------- changes
 
@@ -233,42 +247,105 @@ class VirtualTable(ScrollView, can_focus=True):
         """Set the rows from scratch (loading a scenario). Not for per-tick use."""
         source = self.source
         self._skeys = {key: source.sort_key(key) for key in keys}
+        if self._stable:
+            texts = dict(self._source_texts(self._skeys))
+            self._all = sorted((skey, key, texts[key]) for key, skey in self._skeys.items())
+        else:
+            self._all = sorted((skey, key) for key, skey in self._skeys.items())
         self._rebuild_rows()
 
-    def _rebuild_rows(self) -> None:
-        """Every known row through the filter, in order, keeping the cursor's row where it can."""
+    def _source_texts(self, keys: Iterable[Hashable]) -> Iterator[tuple[Hashable, str]]:
+        """(key, lowered match text), through the source's bulk `match_texts` when it has one."""
+        bulk = getattr(self.source, "match_texts", None)
+        pairs = bulk(keys) if bulk is not None else ((key, self.source.match_text(key)) for key in keys)
+        for key, text in pairs:
+            yield key, text.lower()
+
+    def _rebuild_rows(self, narrowing: bool = False) -> None:
+        """The shown rows from every row (or from the shown ones when the filter only narrowed) through
+        the filter, keeping the cursor's row where it can."""
+        needle, negate = self._needle()
         with self._keep_place():
-            rows = [(skey, key) for key, skey in self._skeys.items() if self._matches(key)]
-            rows.sort()
-            self._rows = rows
-            self._shown = {key for _, key in rows}
+            if not needle:
+                self._rows = self._all
+            elif self._stable:
+                rows = self._rows if narrowing else self._all
+                if negate:
+                    self._rows = [entry for entry in rows if needle not in entry[2]]
+                else:
+                    self._rows = [entry for entry in rows if needle in entry[2]]
+            else:
+                text = self._fresh_text
+                self._rows = [entry for entry in self._all if (needle in text(entry[1])) != negate]
         self._invalidate_all()
+
+    def _set_entries(self, entries: dict[Hashable, tuple]) -> None:
+        """Replace the entries of these rows (new texts) in every row and in the shown rows."""
+        lists = [self._all] if self._rows is self._all else [self._all, self._rows]
+        for rows in lists:
+            # A pass over 150,000 rows costs about as much as 4,000 bisects.
+            if len(entries) > max(BULK, len(rows) // 32):
+                for index, entry in enumerate(rows):
+                    new = entries.get(entry[1])
+                    if new is not None:
+                        rows[index] = new
+            else:
+                for key, entry in entries.items():
+                    index = self._find(rows, entry[0], key)
+                    if index is not None:
+                        rows[index] = entry
 
     def upsert(self, keys: Iterable[Hashable]) -> None:
         """Rows that appeared or changed: new ones are inserted in order, changed ones re-rendered
-        (and re-filtered)."""
+        (and re-filtered, and their match texts made again). Costs the rows named, not the table
+        (a pass over the rows when more than BULK texts changed)."""
         source = self.source
-        filtering = bool(self._filter)
-        add: list[tuple[Any, Hashable]] = []
-        drop: list[tuple[Any, Hashable]] = []
+        keys = list(dict.fromkeys(keys))  # each key once, in order
+        needle, negate = self._needle()
+        filtering = bool(needle)
+        stable = self._stable
+        texts = dict(self._source_texts(keys)) if stable else None
+        add_all: list[tuple] = []
+        add: list[tuple] = []
+        drop: list[tuple] = []
+        changed: dict[Hashable, tuple] = {}
         cache = self._cache
+        rows = self._rows
         for key in keys:
             cache.pop(key, None)
             skey = self._skeys.get(key)
-            if skey is None:
+            new = skey is None
+            if new:
                 skey = self._skeys[key] = source.sort_key(key)
-                if not filtering or self._matches(key):
-                    add.append((skey, key))
-            elif filtering:
-                match = self._matches(key)
-                if match and key not in self._shown:
-                    add.append((skey, key))
-                elif not match and key in self._shown:
-                    drop.append((skey, key))
-        if add or drop:
+            if stable:
+                text = texts[key]  # type: ignore[index]
+                entry = (skey, key, text)
+            else:
+                text = self._fresh_text(key) if filtering else ""
+                entry = (skey, key)
+            if new:
+                add_all.append(entry)
+                if filtering and (needle in text) != negate:
+                    add.append(entry)
+                continue
+            if stable:
+                changed[key] = entry
+            if filtering:
+                index = self._find(rows, skey, key)
+                match = (needle in text) != negate
+                if match and index is None:
+                    add.append(entry)
+                elif not match and index is not None:
+                    drop.append(entry)
+        if changed:
+            self._set_entries(changed)
+        if add_all or add or drop:
             with self._keep_place():
-                self._remove_entries(drop)
-                self._insert_entries(add)
+                self._all = self._insert_entries(self._all, add_all)
+                if filtering:
+                    self._rows = self._insert_entries(self._remove_entries(self._rows, drop), add)
+                else:
+                    self._rows = self._all
         elif keys:
             self.refresh()
 
@@ -277,38 +354,42 @@ class VirtualTable(ScrollView, can_focus=True):
         for key in keys:
             skey = self._skeys.pop(key, None)
             self._cache.pop(key, None)
-            if skey is not None and key in self._shown:
+            if skey is not None:
                 drop.append((skey, key))
         if drop:
             with self._keep_place():
-                self._remove_entries(drop)
+                filtered = self._rows is not self._all
+                self._all = self._remove_entries(self._all, drop)
+                self._rows = self._remove_entries(self._rows, drop) if filtered else self._all
 
-    def _insert_entries(self, entries: list[tuple[Any, Hashable]]) -> None:
+    @staticmethod
+    def _insert_entries(rows: list[tuple], entries: list[tuple]) -> list[tuple]:
         if not entries:
-            return
-        rows = self._rows
-        if len(entries) > BULK:
+            return rows
+        # A merge costs a pass over the rows; an insert moves half of them: merge above rows / 256.
+        if len(entries) > max(BULK, len(rows) // 256):
             entries.sort()
             rows.extend(entries)
             rows.sort()  # timsort merges the two sorted runs in O(n)
         else:
             for entry in entries:
                 rows.insert(bisect_left(rows, entry), entry)
-        self._shown.update(key for _, key in entries)
+        return rows
 
-    def _remove_entries(self, entries: list[tuple[Any, Hashable]]) -> None:
+    @staticmethod
+    def _remove_entries(rows: list[tuple], entries: list[tuple]) -> list[tuple]:
+        """Remove rows by their (sort key, key)."""
         if not entries:
-            return
-        rows = self._rows
-        if len(entries) > BULK:
-            gone = {key for _, key in entries}
-            self._rows = [entry for entry in rows if entry[1] not in gone]
+            return rows
+        if len(entries) > max(BULK, len(rows) // 256):
+            gone = {entry[1] for entry in entries}
+            rows[:] = [entry for entry in rows if entry[1] not in gone]
         else:
             for entry in entries:
-                index = bisect_left(rows, entry)
-                if index < len(rows) and rows[index] == entry:
+                index = bisect_left(rows, (entry[0], entry[1]))
+                if index < len(rows) and rows[index][1] == entry[1]:
                     del rows[index]
-        self._shown.difference_update(key for _, key in entries)
+        return rows
 
     @contextmanager
     def _keep_place(self) -> Iterator[None]:

@@ -1,0 +1,329 @@
+"""Fast paths for big clusters against their plain reference: same event log, same states.
+
+- The node lifecycle controller leaves settled dead nodes out of its monitor pass; the reference
+  (`skip_settled = False`) visits every watched node every pass.
+- Pod conditions are copy-on-write dicts shared between pods with equal conditions; the reference
+  writes a private dict per pod.
+
+HYPOTHESIS_EXAMPLES raises the number of examples for a longer run.
+"""
+
+import os
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from conftest import make_sim, nodes_toml
+
+from playground.engine import Operation
+from playground.engine.objects import Condition, ConditionCache, Pod
+
+EXAMPLES = int(os.environ.get("HYPOTHESIS_EXAMPLES", "20"))
+
+NODES = ["a-1", "a-2", "a-3", "a-4", "b-1", "b-2", "c-1"]
+CLUSTER = (nodes_toml("a-", 4, cpu="4", memory="8Gi") + nodes_toml("b-", 2, zone="zone-b", cpu="4", memory="8Gi")
+           + nodes_toml("c-", 1, zone="zone-c", cpu="4", memory="8Gi") + """
+[[deployments]]
+name = "web"
+replicas = 8
+template = { labels = { app = "web" }, requests = { cpu = "250m", memory = "256Mi" }, stopDuration = "2s" }
+
+[[deployments]]
+name = "batch"
+replicas = 4
+template = { labels = { app = "batch" }, requests = { cpu = "100m" }, tolerations = [ { key = "node.kubernetes.io/unreachable", operator = "Exists", effect = "NoExecute", tolerationSeconds = 30 } ] }
+""")
+
+node_ops = st.sampled_from(["power-off", "power-off", "power-off", "power-on", "partition", "heal", "stop-kubelet", "start-kubelet",
+                            "restart-kubelet", "shutdown", "cordon", "uncordon", "delete-node"])
+operation = st.one_of(
+    st.tuples(node_ops, st.sampled_from(NODES)),
+    st.tuples(st.just("untaint"), st.sampled_from(NODES)),
+    st.tuples(st.just("scale"), st.integers(0, 12)),
+)
+plans = st.lists(st.tuples(st.integers(1, 400), operation), min_size=1, max_size=10)
+# A slow eviction rate keeps dead nodes waiting in their zone queue for many passes.
+rates = st.sampled_from(["0.1", "0.02"])
+# 0.9 keeps a zone with three of four nodes down Normal (tainted at the normal rate, many waiting).
+thresholds = st.sampled_from(["0.55", "0.9"])
+
+
+def snapshot(sim) -> tuple:
+    store = sim.store
+    nodes = {name: (sorted((c.type, c.status, c.reason, c.message, c.last_heartbeat_time, c.last_transition_time)
+                           for c in node.conditions.values()),
+                    [str(t) + f"@{t.time_added}" for t in node.taints])
+             for name, node in store.nodes.items()}
+    pods = {key: (p.phase, p.node_name, p.deletion_timestamp,
+                  [(c.type, c.status, c.reason, c.last_transition_time) for c in p.conditions.values()])
+            for key, p in store.pods.items()}
+    events = [e.as_dict() for e in store.recorder.events]
+    return events, nodes, pods, dict(sim.nodelifecycle.zone_states), sim.nodelifecycle.evictions_total
+
+
+def run_plan(plan, skip_settled: bool, rate: str = "0.1", threshold: str = "0.55"):
+    sim = make_sim(f"[controllerManager]\nnode-eviction-rate = {rate}\nunhealthy-zone-threshold = {threshold}\n"
+                   + CLUSTER)
+    sim.nodelifecycle.skip_settled = skip_settled
+    sim.run_until(5)
+    for delay, (kind, arg) in plan:
+        sim.run_until(sim.clock.now / 1000 + delay)
+        if kind == "wait":
+            continue
+        if kind == "scale":
+            sim.apply(Operation("scale", deployment="web", replicas=arg))
+        elif kind == "untaint":
+            sim.apply(Operation("untaint", node=arg, taint="node.kubernetes.io/unreachable:NoExecute"))
+        else:
+            sim.apply(Operation(kind, node=arg))
+    sim.run_until(sim.clock.now / 1000 + 1200)
+    return sim
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plans, rates, thresholds)
+def test_skipping_settled_nodes_changes_nothing(plan, rate, threshold):
+    fast = run_plan(plan, skip_settled=True, rate=rate, threshold=threshold)
+    reference = run_plan(plan, skip_settled=False, rate=rate, threshold=threshold)
+    assert snapshot(fast) == snapshot(reference)
+    assert queue_order(fast) == queue_order(reference)
+
+
+outages = st.tuples(
+    st.lists(st.tuples(st.integers(0, 15), st.sampled_from(["power-off", "partition", "stop-kubelet"]),
+                       st.sampled_from(NODES[:4])), min_size=2, max_size=4),
+    st.lists(st.tuples(st.integers(0, 300), st.sampled_from(["power-on", "heal", "start-kubelet", "cordon",
+                                                              "delete-node", "power-off"]),
+                       st.sampled_from(NODES)), max_size=4))
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(outages, rates)
+def test_skipping_waiting_nodes_keeps_the_taint_order(outage, rate):
+    """Several nodes of one zone die within seconds and wait for their taints; some come back."""
+    down, later = outage
+    plan = [(delay, (kind, node)) for delay, kind, node in down] + [(70, ("wait", None))]
+    plan += [(delay, (kind, node)) for delay, kind, node in later]
+    fast = run_plan(plan, skip_settled=True, rate=rate, threshold="0.9")
+    reference = run_plan(plan, skip_settled=False, rate=rate, threshold="0.9")
+    assert snapshot(fast) == snapshot(reference)
+    assert queue_order(fast) == queue_order(reference)
+
+
+def queue_order(sim) -> dict:
+    """Each zone queue's entries in the order the taint pass would take them."""
+    nlc = sim.nodelifecycle
+    return {zone: sorted((queue.processing_at(name, nlc.last_pass), name) for name in queue.queued)
+            for zone, queue in nlc.zone_queues.items()}
+
+
+def test_nodes_waiting_for_their_taint_leave_the_pass():
+    """A dead zone waits for its taints at 0.02 node/s: the waiting nodes float in the queue instead
+    of being visited every pass, and are tainted at the same times as with the full pass."""
+    plan = [(5, ("power-off", "a-3")), (1, ("power-off", "a-1")), (0, ("power-off", "a-4")),
+            (2, ("power-off", "a-2")), (200, ("power-on", "a-3"))]
+    fast = run_plan(plan, skip_settled=True, rate="0.02")
+    reference = run_plan(plan, skip_settled=False, rate="0.02")
+    assert snapshot(fast) == snapshot(reference)
+    # Three of zone a's four nodes down stays a Normal zone with this threshold: 0.02 node/s.
+    sim = make_sim("[controllerManager]\nnode-eviction-rate = 0.02\nunhealthy-zone-threshold = 0.9\n" + CLUSTER)
+    sim.run_until(10)
+    for name in ("a-1", "a-2", "a-3", "b-1"):
+        sim.apply(Operation("power-off", node=name))
+    sim.run_until(100)  # Unknown at ~55 s; one taint per zone, the next waits 50 s
+    queue = sim.nodelifecycle.zone_queues["zone-a"]
+    assert queue.floating == ["a-2", "a-3"] and not {"a-2", "a-3"} & sim.nodelifecycle.watched
+    sim.run_until(200)
+    added = [next(t.time_added for t in sim.store.nodes[n].taints if t.key == "node.kubernetes.io/unreachable"
+                  and t.effect == "NoExecute") for n in ("a-1", "a-2", "a-3")]
+    assert added[1] - added[0] == 50_000 and added[2] - added[1] == 50_000  # in name order, 0.02 node/s
+
+
+def test_a_dead_zone_leaves_the_monitor_pass():
+    """Once tainted, powered-off nodes are no longer visited; powering one on brings it back."""
+    sim = make_sim(CLUSTER)
+    sim.run_until(10)
+    for name in ("b-1", "b-2"):
+        sim.apply(Operation("power-off", node=name))
+    sim.run_until(200)
+    assert all(sim.store.nodes[n].has_taint("node.kubernetes.io/unreachable", "NoExecute") for n in ("b-1", "b-2"))
+    assert not {"b-1", "b-2"} & sim.nodelifecycle.watched
+    sim.apply(Operation("power-on", node="b-1"))
+    assert "b-1" in sim.nodelifecycle.watched
+    sim.run_until(230)
+    assert sim.store.nodes["b-1"].ready_status() == "True"
+    assert not sim.store.nodes["b-1"].has_taint("node.kubernetes.io/unreachable", "NoExecute")
+
+
+# ---------------------------------------------------------------- shared pod conditions
+
+condition_writes = st.lists(
+    st.tuples(st.integers(0, 3),  # which pod
+              st.sampled_from(["PodScheduled", "Initialized", "ContainersReady", "Ready", "DisruptionTarget"]),
+              st.sampled_from(["True", "False"]),
+              st.sampled_from(["", "DeletionByTaintManager"]),
+              st.integers(0, 3)),  # the time of the write
+    max_size=40)
+
+
+def plain_set(conditions: dict, ctype, status, reason, message, now) -> None:
+    """The store's per-pod write before conditions were shared."""
+    current = conditions.get(ctype)
+    if current and current.status == status and current.reason == reason and current.message == message:
+        return
+    transition = current.last_transition_time if current and current.status == status else now
+    conditions[ctype] = Condition(ctype, status, reason, message, None, transition)
+
+
+@settings(max_examples=EXAMPLES * 10, deadline=None)
+@given(condition_writes, st.integers(1, 8))
+def test_shared_conditions_equal_private_ones(writes, limit):
+    cache = ConditionCache(limit=limit)
+    pods = [Pod(f"p-{i}", "default", f"uid-{i}", {}, 0) for i in range(4)]
+    reference = [{} for _ in range(4)]
+    for index, ctype, status, reason, now in writes:
+        pod = pods[index]
+        before = {id(p.conditions): dict(p.conditions) for p in pods}
+        cache.set(pod, ctype, status, reason, "", now)
+        plain_set(reference[index], ctype, status, reason, "", now)
+        for p, want in zip(pods, reference):
+            assert list(p.conditions.items()) == list(want.items())  # same content, same order
+        # A write never shows through another pod's (shared) dict.
+        for p in pods:
+            if p is not pod and id(p.conditions) in before:
+                assert p.conditions == before[id(p.conditions)]
+
+
+def test_pods_of_one_template_share_their_data():
+    sim = make_sim(CLUSTER)
+    sim.run_until(10)
+    web = [p for p in sim.store.pods.values() if p.labels.get("app") == "web"]
+    assert len(web) == 8
+    assert len({id(p.labels) for p in web}) == 1
+    assert len({id(p.tolerations) for p in web}) == 1
+    assert len({id(p.conditions) for p in web}) < len(web)  # started at the same instant
+    assert all(p.key == f"{p.namespace}/{p.name}" for p in web)
+
+
+# ---------------------------------------------------------------- PodGC's out-of-service index
+
+def full_gc_terminating(podgc) -> None:
+    """gcTerminating over every node with terminating pods (the pass before the index)."""
+    from playground.engine.podgc import gc_order
+
+    store = podgc.sim.store
+    doomed = []
+    for node_name in sorted(podgc.terminating_by_node):
+        node = store.nodes.get(node_name)
+        pods = podgc.terminating_by_node[node_name]
+        if node is not None and pods and node.ready_status() != "True" and any(
+                t.key == "node.kubernetes.io/out-of-service" for t in node.taints):
+            doomed.extend(pods.values())
+    for pod in sorted(doomed, key=gc_order):
+        podgc._mark_failed_and_delete(pod)
+
+
+oos_ops = st.lists(st.tuples(
+    st.integers(1, 200),
+    st.sampled_from(["power-off", "power-on", "shutdown", "oos", "un-oos", "delete-node"]),
+    st.sampled_from(NODES)), min_size=1, max_size=10)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(oos_ops)
+def test_podgc_out_of_service_index_equals_a_scan(plan):
+    sims = []
+    for indexed in (True, False):
+        sim = make_sim(CLUSTER)
+        if not indexed:
+            sim.podgc._gc_terminating = lambda podgc=sim.podgc: full_gc_terminating(podgc)
+        sim.run_until(5)
+        for delay, kind, node in plan:
+            sim.run_until(sim.clock.now / 1000 + delay)
+            if kind == "oos":
+                sim.apply(Operation("taint", node=node, taint="node.kubernetes.io/out-of-service=nodeshutdown:NoExecute"))
+            elif kind == "un-oos":
+                sim.apply(Operation("untaint", node=node, taint="node.kubernetes.io/out-of-service:NoExecute"))
+            else:
+                sim.apply(Operation(kind, node=node))
+        sim.run_until(sim.clock.now / 1000 + 600)
+        sims.append(sim)
+    assert snapshot(sims[0]) == snapshot(sims[1])
+
+
+# ---------------------------------------------------------------- batched container starts
+
+START_CLUSTER = CLUSTER + """
+[[deployments]]
+name = "quick"
+replicas = 5
+template = { labels = { app = "quick" }, requests = { cpu = "50m" }, startDuration = "0s", stopDuration = "0s" }
+
+[[deployments]]
+name = "slow"
+replicas = 3
+template = { labels = { app = "slow" }, requests = { cpu = "50m" }, startDuration = "3s" }
+"""
+
+start_ops = st.lists(st.tuples(
+    st.integers(0, 30),
+    st.one_of(st.tuples(st.sampled_from(["power-off", "power-on", "shutdown", "restart-kubelet", "partition",
+                                         "heal", "drain", "delete-node"]), st.sampled_from(NODES)),
+              st.tuples(st.sampled_from(["scale-web", "scale-quick", "scale-slow"]), st.integers(0, 15)),
+              st.tuples(st.just("delete-pod"), st.integers(0, 40)))), min_size=1, max_size=12)
+
+
+def run_start_plan(plan, batched: bool):
+    from playground.engine.kubelet import Kubelet
+
+    Kubelet.batch_starts = batched
+    try:
+        sim = make_sim(START_CLUSTER)
+        for delay, (kind, arg) in plan:
+            sim.run_until(sim.clock.now / 1000 + delay)
+            if kind.startswith("scale-"):
+                sim.apply(Operation("scale", deployment=kind[6:], replicas=arg))
+            elif kind == "delete-pod":
+                pods = sorted(sim.store.pods)
+                if pods:
+                    ns, name = pods[arg % len(pods)].split("/")
+                    sim.apply(Operation("delete-pod", pod=name, namespace=ns))
+            else:
+                sim.apply(Operation(kind, node=arg))
+        sim.run_until(sim.clock.now / 1000 + 400)
+        return sim
+    finally:
+        Kubelet.batch_starts = True
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(start_ops)
+def test_batched_container_starts_equal_one_timer_per_start(plan):
+    batched = run_start_plan(plan, batched=True)
+    reference = run_start_plan(plan, batched=False)
+    assert snapshot(batched) == snapshot(reference)
+    assert [(p.key, p.start_time) for p in batched.store.pods.values()] == [
+        (p.key, p.start_time) for p in reference.store.pods.values()]
+
+
+def test_pods_bound_in_one_instant_start_with_one_timer():
+    sim = make_sim(START_CLUSTER)
+    sim.run_until(0)
+    pending_before = sim.clock.pending()
+    assert len(sim.container_starts.batches) < len(sim.store.pods) / 4
+    sim.run_until(5)
+    assert all(p.phase == "Running" for p in sim.store.pods.values())
+    assert pending_before > 0 and not sim.container_starts.batches
+
+
+def test_starts_cancelled_within_their_batch_match_one_timer_per_start():
+    """Pods deleted, nodes powered off and kubelets restarted while a batch of starts is pending."""
+    for plan in (
+        [(10, ("scale-slow", 12)), (1, ("delete-pod", 3)), (0, ("delete-pod", 7)), (1, ("power-off", "a-2"))],
+        [(10, ("scale-slow", 12)), (0, ("restart-kubelet", "a-1")), (1, ("shutdown", "b-1")),
+         (0, ("scale-quick", 0)), (2, ("power-on", "b-1"))],
+        [(10, ("scale-slow", 15)), (2, ("scale-slow", 1)), (0, ("scale-slow", 15)), (0, ("partition", "a-3")),
+         (1, ("heal", "a-3"))],
+    ):
+        batched = run_start_plan(plan, batched=True)
+        reference = run_start_plan(plan, batched=False)
+        assert snapshot(batched) == snapshot(reference)

@@ -1,0 +1,104 @@
+"""The virtual table's kept match texts and narrowing filter against a plain reference: on any
+sequence of inserts, changes, removals and filters the shown rows are exactly the rows whose current
+text matches, in order. HYPOTHESIS_EXAMPLES raises the number of examples for a longer run."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+from textual.app import App, ComposeResult
+
+from playground.tui.widgets.vtable import Column, VirtualTable
+
+EXAMPLES = int(os.environ.get("HYPOTHESIS_EXAMPLES", "20"))
+
+
+class StableSource:
+    """A source whose match text changes only with its row (the table may keep the texts)."""
+
+    stable_match_text = True
+
+    def __init__(self) -> None:
+        self.values: dict[str, str] = {}
+
+    def readable(self) -> bool:
+        return True
+
+    def sort_key(self, key):
+        return key
+
+    def cells(self, key):
+        return [key, self.values.get(key, "")]
+
+    def match_text(self, key):
+        return f"{key} {self.values.get(key, '')}"
+
+
+class TableApp(App):
+    def __init__(self, source) -> None:
+        super().__init__()
+        self.source = source
+
+    def compose(self) -> ComposeResult:
+        yield VirtualTable([Column("name", "NAME", 8, 20), Column("value", "VALUE", 10, 40, flex=True)],
+                           self.source, id="t")
+
+
+names = st.text("abc", min_size=1, max_size=3)
+values = st.sampled_from(["Running", "Pending", "Terminating", "zone-a", "zone-b", "A-B"])
+ops = st.lists(st.one_of(
+    st.tuples(st.just("add"), st.lists(st.tuples(names, values), max_size=80)),
+    st.tuples(st.just("change"), st.lists(st.tuples(names, values), max_size=10)),
+    st.tuples(st.just("remove"), st.lists(names, max_size=10)),
+    st.tuples(st.just("filter"), st.sampled_from(["", "a", "ab", "abc", "b", "run", "running", "!a", "!ab",
+                                                   "zone", "zone-b", "a-b", "!"])),
+    st.tuples(st.just("cursor"), st.integers(0, 50)),
+), max_size=25)
+
+
+def expected(source: StableSource, needle: str) -> list[str]:
+    negate = needle.startswith("!")
+    text = needle[1:] if negate else needle
+    return sorted(k for k in source.values
+                  if not text or (text in source.match_text(k).lower()) != negate)
+
+
+async def play(plan) -> None:
+    source = StableSource()
+    app = TableApp(source)
+    async with app.run_test(size=(60, 12)):
+        table = app.query_one(VirtualTable)
+        needle = ""
+        for kind, arg in plan:
+            if kind in ("add", "change"):
+                changed = []
+                for key, value in arg:
+                    if kind == "change" and key not in source.values:
+                        continue
+                    source.values[key] = value
+                    changed.append(key)
+                table.upsert(changed)
+            elif kind == "remove":
+                gone = [k for k in dict.fromkeys(arg) if k in source.values]
+                for key in gone:
+                    del source.values[key]
+                table.remove(gone)
+            elif kind == "filter":
+                table.set_filter(arg)
+                needle = arg
+            else:
+                table.move_cursor(arg)
+            want = expected(source, needle)
+            assert table.keys() == want
+            assert table.row_count == len(want) and table.total_count == len(source.values)
+            assert table.cursor_key in (want or [None])
+            for key in list(source.values)[:5]:
+                assert table.is_shown(key) == (key in want)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ops)
+def test_filter_with_kept_texts_equals_a_full_refilter(plan):
+    asyncio.run(play(plan))

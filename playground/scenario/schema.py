@@ -15,7 +15,7 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fi
 from ..units import format_cpu, format_duration, format_memory, parse_count, parse_cpu, parse_duration, parse_memory
 from .validation import (EFFECTS, MAX_NODE_POOL, MAX_TIME_MS, label_error, label_value_error, labels_error,
                          parse_taint_spec, qualified_name_error, removal_spec, replicas_error, subdomain_error,
-                         taint_text)
+                         taint_text, unique_taints_error)
 
 Duration = Annotated[int, BeforeValidator(parse_duration), PlainSerializer(format_duration, return_type=str)]
 Cpu = Annotated[int, BeforeValidator(parse_cpu), PlainSerializer(format_cpu, return_type=str)]
@@ -39,6 +39,7 @@ def _checked(check):
 
 
 TaintString = Annotated[str, BeforeValidator(taint_text)]
+NodeTaints = Annotated[list[TaintString], AfterValidator(_checked(unique_taints_error))]
 Name = Annotated[str, BeforeValidator(_checked(subdomain_error))]
 Namespace = Annotated[str, BeforeValidator(_checked(label_error))]
 # apps/v1 StatefulSet names are DNS-1123 labels (pkg/apis/apps/validation, ValidateStatefulSetName)
@@ -296,7 +297,7 @@ class NodeSpec(Strict):
     labels: Labels = {}
     capacity: Capacity
     allocatable: Capacity | None = None
-    taints: list[TaintString] = []
+    taints: NodeTaints = []
     unschedulable: bool = False
     kubelet: KubeletSettings = KubeletSettings()
 
@@ -307,7 +308,7 @@ class NodePoolSpec(Strict):
     labels: Labels = {}
     capacity: Capacity
     allocatable: Capacity | None = None
-    taints: list[TaintString] = []
+    taints: NodeTaints = []
     unschedulable: bool = False
     kubelet: KubeletSettings = KubeletSettings()
 

@@ -2,10 +2,11 @@
 scenario file (the schema and its cross-checks) or from a live operation (keys, dialogs, the palette,
 the Python API: `Operations.apply`).
 
-The rules are Kubernetes' own (k8s.io/apimachinery/pkg/util/validation): DNS-1123 subdomains for
-object names, DNS-1123 labels for namespaces, qualified names for label and taint keys, label values;
-and kubectl taint's spec syntax (k8s.io/kubectl/pkg/cmd/taint, pkg/util/taints). Every check returns
-an error message, or None when the value is fine, so callers decide how to report it.
+The rules and their messages are Kubernetes' own (k8s.io/apimachinery pkg/util/validation and
+pkg/api/validate/content): DNS-1123 subdomains for object names, DNS-1123 labels for namespaces and
+StatefulSet names, qualified names for label, taint and toleration keys, label values; and kubectl
+taint's spec syntax and behaviour (k8s.io/kubectl pkg/cmd/taint, taint.go and utils.go). Every check
+returns an error message, or None when the value is fine, so callers decide how to report it.
 """
 
 from __future__ import annotations
@@ -277,6 +278,17 @@ def taint_text(value: object) -> str:
         raise ValueError(f"{value!r} removes a taint (kubectl's trailing '-'); here write the taint itself")
     assert effect is not None
     return taint_string(key, val, effect)
+
+
+def unique_taints_error(taints: list[str]) -> str | None:
+    """A Node's taints must differ by key and effect (pkg/apis/core/validation, validateNodeTaints)."""
+    seen: set[tuple[str, str | None]] = set()
+    for text in taints:
+        key, _value, effect, _remove = parse_taint_spec(text)
+        if (key, effect) in seen:
+            return f"taint {text!r}: Duplicate value: taints must be unique by key and effect pair"
+        seen.add((key, effect))
+    return None
 
 
 def replicas_error(value: object, what: str = "replicas") -> str | None:

@@ -94,7 +94,7 @@ def test_without_a_global_default_pods_have_priority_zero():
     assert (pod.priority, pod.priority_class_name, pod.preemption_policy) == (0, "", "PreemptLowerPriority")
 
 
-def test_creating_a_pod_with_an_unknown_class_is_refused_with_an_event():
+def test_creating_a_pod_with_an_unknown_class_is_refused_without_an_event_or_history():
     sim = make_sim(nodes_toml("n-", 1))
     result = sim.apply(Operation("create-pod", pod="p", template=PodTemplate(labels={}, priority_class_name="nope")))
     assert not result.ok

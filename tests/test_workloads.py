@@ -110,7 +110,7 @@ template = { labels = { app = "agent" }, requests = { cpu = "100m" } }
     assert len(replacement) == 1  # tolerates unschedulable
 
 
-def test_unknown_priority_class_refused_with_a_clear_event():
+def test_unknown_priority_class_is_refused_with_the_admission_message_and_no_event():
     sim = make_sim(nodes_toml("n-", 1))
     result = sim.apply(Operation("create-pod", pod="x"))
     assert result.ok

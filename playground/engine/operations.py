@@ -297,24 +297,25 @@ class Operations:
         return self._with_node(op, action)
 
     def _taint(self, op: Operation) -> OperationResult:
-        """kubectl taint: "key=value:Effect" adds (refused when the node has a taint with the same key
-        and effect, unless --overwrite), a trailing "-" removes (cmd/taint/taint.go, updateTaints)."""
+        """kubectl taint (k8s.io/kubectl pkg/cmd/taint: updateTaints, reorganizeTaints): "key=value:Effect"
+        adds, refused when the node has a taint with the same key and effect (whatever its value) unless
+        --overwrite, which replaces it; a trailing "-" removes. kubectl prints "modified" whenever
+        --overwrite is given, else "tainted" or "untainted"."""
         def action(node: Node) -> OperationResult:
             try:
                 key, value, effect, remove = parse_taint_spec(op.taint or "")
             except ValueError as exc:
                 return self._refuse(op, str(exc))
             if remove:
-                return self._remove_taints(op, node, key, effect)
+                return self._remove_taints(op, node, key, effect, op.overwrite)
             existing = next((t for t in node.taints if t.key == key and t.effect == effect), None)
             if existing is not None and not op.overwrite:
                 return self._refuse(op, f"node {node.name} already has {key} taint(s) with same effect(s) and "
                                         "--overwrite is false")
-            if existing is not None and existing.value == value:
-                return OperationResult(True, f"node/{node.name} not modified")
-            remove_list = [existing] if existing is not None else []
-            self.sim.store.update_taints(node, [Taint(key, effect, value)], remove_list)
-            return OperationResult(True, f"node/{node.name} {'modified' if existing else 'tainted'}")
+            if existing is None or existing.value != value:
+                remove_list = [existing] if existing is not None else []
+                self.sim.store.update_taints(node, [Taint(key, effect, value)], remove_list)
+            return OperationResult(True, f"node/{node.name} {'modified' if op.overwrite else 'tainted'}")
         return self._with_node(op, action)
 
     def _untaint(self, op: Operation) -> OperationResult:
@@ -326,13 +327,16 @@ class Operations:
             return self._remove_taints(op, node, key, effect)
         return self._with_node(op, action)
 
-    def _remove_taints(self, op: Operation, node: Node, key: str, effect: str | None) -> OperationResult:
+    def _remove_taints(self, op: Operation, node: Node, key: str, effect: str | None,
+                       overwrite: bool = False) -> OperationResult:
+        """kubectl's deleteTaints: "key:Effect-" removes that key and effect, "key-" every taint with the
+        key; none there is an error (Taint.ToString of the key and effect) and changes nothing."""
         gone = [t for t in node.taints if t.key == key and (effect is None or t.effect == effect)]
         if not gone:
             wanted = f"{key}:{effect}" if effect else key
             return self._refuse(op, f'taint "{wanted}" not found')
         self.sim.store.update_taints(node, remove=gone)
-        return OperationResult(True, f"node/{node.name} untainted")
+        return OperationResult(True, f"node/{node.name} {'modified' if overwrite else 'untainted'}")
 
     # ---------------------------------------------------------------- machine
 

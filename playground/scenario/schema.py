@@ -13,8 +13,9 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fi
                       model_validator)
 
 from ..units import format_cpu, format_duration, format_memory, parse_count, parse_cpu, parse_duration, parse_memory
-from .validation import (EFFECTS, MAX_NODE_POOL, MAX_TIME_MS, label_error, labels_error, parse_taint_spec,
-                         removal_spec, replicas_error, subdomain_error, taint_text)
+from .validation import (EFFECTS, MAX_NODE_POOL, MAX_TIME_MS, label_error, label_value_error, labels_error,
+                         parse_taint_spec, qualified_name_error, removal_spec, replicas_error, subdomain_error,
+                         taint_text, unique_taints_error)
 
 Duration = Annotated[int, BeforeValidator(parse_duration), PlainSerializer(format_duration, return_type=str)]
 Cpu = Annotated[int, BeforeValidator(parse_cpu), PlainSerializer(format_cpu, return_type=str)]
@@ -38,8 +39,11 @@ def _checked(check):
 
 
 TaintString = Annotated[str, BeforeValidator(taint_text)]
+NodeTaints = Annotated[list[TaintString], AfterValidator(_checked(unique_taints_error))]
 Name = Annotated[str, BeforeValidator(_checked(subdomain_error))]
 Namespace = Annotated[str, BeforeValidator(_checked(label_error))]
+# apps/v1 StatefulSet names are DNS-1123 labels (pkg/apis/apps/validation, ValidateStatefulSetName)
+StatefulSetName = Annotated[str, BeforeValidator(_checked(lambda value: label_error(value, "StatefulSet name")))]
 Labels = Annotated[dict[str, str], AfterValidator(_checked(labels_error))]
 Replicas = Annotated[int, Field(strict=True, ge=0), AfterValidator(_checked(replicas_error))]
 # `duration` and every `at`: within the playground's limit (MAX_TIME_MS, 7 days)
@@ -194,12 +198,20 @@ class TolerationSpec(Strict):
 
     @model_validator(mode="after")
     def _shape(self) -> "TolerationSpec":
-        if self.operator == "Exists" and self.value:
-            raise ValueError("a toleration with operator Exists must not have a value")
+        # pkg/apis/core/validation, validateTolerations: its checks, order and messages
+        error = qualified_name_error(self.key, "toleration key") if self.key else None
+        if error:
+            raise ValueError(error)
         if not self.key and self.operator != "Exists":
-            raise ValueError("a toleration with an empty key must use operator Exists")
+            raise ValueError("operator must be Exists when `key` is empty, which means \"match all values and all "
+                             "keys\"")
         if self.tolerationSeconds is not None and self.effect != "NoExecute":
-            raise ValueError("tolerationSeconds only applies to effect NoExecute")
+            raise ValueError("effect must be 'NoExecute' when `tolerationSeconds` is set")
+        if self.operator == "Exists" and self.value:
+            raise ValueError("value must be empty when `operator` is 'Exists'")
+        error = label_value_error(self.value, "toleration value") if self.operator == "Equal" else None
+        if error:
+            raise ValueError(error)
         return self
 
 
@@ -285,7 +297,7 @@ class NodeSpec(Strict):
     labels: Labels = {}
     capacity: Capacity
     allocatable: Capacity | None = None
-    taints: list[TaintString] = []
+    taints: NodeTaints = []
     unschedulable: bool = False
     kubelet: KubeletSettings = KubeletSettings()
 
@@ -296,7 +308,7 @@ class NodePoolSpec(Strict):
     labels: Labels = {}
     capacity: Capacity
     allocatable: Capacity | None = None
-    taints: list[TaintString] = []
+    taints: NodeTaints = []
     unschedulable: bool = False
     kubelet: KubeletSettings = KubeletSettings()
 
@@ -321,7 +333,7 @@ class StatefulSetSpec(Strict):
     """apps/v1 StatefulSet: pods <name>-0 .. <name>-(replicas-1), each with its own ReadWriteOnce
     volume, the claim <volumeClaimTemplate>-<pod name> (no volume when volumeClaimTemplate = "")."""
 
-    name: Name
+    name: StatefulSetName
     namespace: Namespace = "default"
     replicas: Replicas
     template: PodSpecFields

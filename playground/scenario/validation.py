@@ -2,10 +2,11 @@
 scenario file (the schema and its cross-checks) or from a live operation (keys, dialogs, the palette,
 the Python API: `Operations.apply`).
 
-The rules are Kubernetes' own (k8s.io/apimachinery/pkg/util/validation): DNS-1123 subdomains for
-object names, DNS-1123 labels for namespaces, qualified names for label and taint keys, label values;
-and kubectl taint's spec syntax (k8s.io/kubectl/pkg/cmd/taint, pkg/util/taints). Every check returns
-an error message, or None when the value is fine, so callers decide how to report it.
+The rules and their messages are Kubernetes' own (k8s.io/apimachinery pkg/util/validation and
+pkg/api/validate/content): DNS-1123 subdomains for object names, DNS-1123 labels for namespaces and
+StatefulSet names, qualified names for label, taint and toleration keys, label values; and kubectl
+taint's spec syntax and behaviour (k8s.io/kubectl pkg/cmd/taint, taint.go and utils.go). Every check
+returns an error message, or None when the value is fine, so callers decide how to report it.
 """
 
 from __future__ import annotations
@@ -22,38 +23,117 @@ MAX_TIME_MS = 7 * 24 * 3_600_000  # [scenario] duration, every `at`, and the clo
 MAX_FILE_BYTES = 8 * 1024 * 1024  # a scenario file
 MAX_NESTING = 32  # arrays and tables inside one another
 
-_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-_QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+# The formats and messages of k8s.io/apimachinery (pkg/util/validation/validation.go and
+# pkg/api/validate/content: IsDNS1123Label, IsDNS1123Subdomain, IsLabelKey, IsLabelValue). Lengths are
+# counted in bytes, as Go's len() does, and a pattern must match the whole value (Go's "^...$" has no
+# trailing-newline exception, so Python's fullmatch, not match).
+_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
+_LABEL_KEY_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+_LABEL_VALUE_FMT = "(" + _LABEL_KEY_FMT + ")?"
+_DNS1123_LABEL = re.compile(_DNS1123_LABEL_FMT)
+_DNS1123_SUBDOMAIN = re.compile(_DNS1123_SUBDOMAIN_FMT)
+_LABEL_KEY = re.compile(_LABEL_KEY_FMT)
+_LABEL_VALUE = re.compile(_LABEL_VALUE_FMT)
+_DNS1123_LABEL_MSG = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must "
+                      "start and end with an alphanumeric character")
+_DNS1123_SUBDOMAIN_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+                          "'.', and must start and end with an alphanumeric character")
+_LABEL_KEY_MSG = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+                  "alphanumeric character")
+_LABEL_VALUE_MSG = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
+                    "and must start and end with an alphanumeric character")
+
+
+def _regex_error(message: str, fmt: str, *examples: str) -> str:
+    """Kubernetes' RegexError text, spacing included."""
+    if not examples:
+        return f"{message} (regex used for validation is '{fmt}')"
+    shown = " or ".join(f"'{example}', " for example in examples)
+    return f"{message} (e.g. {shown}regex used for validation is '{fmt}')"
+
+
+def _max_len_error(length: int) -> str:
+    return f"must be no more than {length} bytes"
+
+
+def _size(value: str) -> int:
+    return len(value.encode("utf-8", "surrogatepass"))
+
+
+def dns1123_subdomain_errors(value: str) -> list[str]:
+    """IsDNS1123Subdomain: every message Kubernetes gives, none when the value is valid."""
+    errors = [_max_len_error(253)] if _size(value) > 253 else []
+    if not _DNS1123_SUBDOMAIN.fullmatch(value):
+        errors.append(_regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com"))
+    return errors
+
+
+def dns1123_label_errors(value: str) -> list[str]:
+    """IsDNS1123Label."""
+    errors = [_max_len_error(63)] if _size(value) > 63 else []
+    if not _DNS1123_LABEL.fullmatch(value):
+        if _DNS1123_SUBDOMAIN.fullmatch(value):
+            errors.append("must not contain dots")
+        else:
+            errors.append(_regex_error(_DNS1123_LABEL_MSG, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
+    return errors
+
+
+def label_key_errors(value: str) -> list[str]:
+    """IsLabelKey (IsQualifiedName): `[prefix/]name`, for label, taint and toleration keys."""
+    parts = value.split("/")
+    if len(parts) > 2:
+        return ["a valid label key " + _regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc")
+                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
+    errors = []
+    name = parts[-1]
+    if len(parts) == 2:
+        prefix = parts[0]
+        if not prefix:
+            errors.append("prefix part must be non-empty")
+        else:
+            errors.extend(f"prefix part {error}" for error in dns1123_subdomain_errors(prefix))
+    if not name:
+        errors.append("name part must be non-empty")
+    elif _size(name) > 63:
+        errors.append(f"name part {_max_len_error(63)}")
+    if not _LABEL_KEY.fullmatch(name):
+        errors.append("name part " + _regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc"))
+    return errors
+
+
+def label_value_errors(value: str) -> list[str]:
+    """IsLabelValue: empty, or at most 63 bytes of the label-key alphabet."""
+    errors = [_max_len_error(63)] if _size(value) > 63 else []
+    if not _LABEL_VALUE.fullmatch(value):
+        errors.append(_regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
+    return errors
+
+
+def _shown(value: str) -> str:
+    return f"{value[:40]!r}..." if len(value) > 40 else repr(value)
+
+
+def _name_error(value: object, what: str, errors_of) -> str | None:
+    if not isinstance(value, str):
+        return f"{what} must be a string, got {value!r}"
+    if not value:
+        return f"{what} must not be empty"
+    errors = errors_of(value)
+    return f"{_shown(value)} is not a valid {what}: {'; '.join(errors)}" if errors else None
 
 
 def subdomain_error(value: object, what: str = "name") -> str | None:
-    """IsDNS1123Subdomain: object names (nodes, pods, deployments, PDBs, priority classes)."""
-    if not isinstance(value, str):
-        return f"{what} must be a string, got {value!r}"
-    if not value:
-        return f"{what} must not be empty"
-    if len(value) > 253:
-        return f"{what} {value[:40]!r}... must be no more than 253 characters"
-    if not _SUBDOMAIN.match(value):
-        return (f"{value!r} is not a valid {what}: a lowercase RFC 1123 subdomain must consist of lower case "
-                "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character "
-                "(e.g. 'example.com')")
-    return None
+    """Object names that are DNS-1123 subdomains: nodes, pods, Deployments, DaemonSets, PDBs, priority
+    classes (ValidateNodeName, ValidatePodName, ValidateDeploymentName, ... = NameIsDNSSubdomain)."""
+    return _name_error(value, what, dns1123_subdomain_errors)
 
 
 def label_error(value: object, what: str = "namespace") -> str | None:
-    """IsDNS1123Label: namespaces."""
-    if not isinstance(value, str):
-        return f"{what} must be a string, got {value!r}"
-    if not value:
-        return f"{what} must not be empty"
-    if len(value) > 63:
-        return f"{what} {value[:40]!r}... must be no more than 63 characters"
-    if not _LABEL.match(value):
-        return (f"{value!r} is not a valid {what}: a lowercase RFC 1123 label must consist of lower case alphanumeric "
-                "characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name')")
-    return None
+    """DNS-1123 labels: namespaces (ValidateNamespaceName) and StatefulSet names
+    (ValidateStatefulSetName = NameIsDNSLabel: a StatefulSet's name becomes its pods' hostnames)."""
+    return _name_error(value, what, dns1123_label_errors)
 
 
 def prefix_error(prefix: object, count: int) -> str | None:
@@ -63,44 +143,30 @@ def prefix_error(prefix: object, count: int) -> str | None:
     if not prefix:
         return "namePrefix must not be empty; e.g. \"pool-\""
     last = f"{prefix}{max(count, 1)}"
-    if len(last) > 253:
-        return f"namePrefix is too long: the generated name {last[:40]!r}... would exceed 253 characters"
-    if not _SUBDOMAIN.match(f"{prefix}1"):
-        return (f"namePrefix {prefix!r} does not make valid node names: use lower case letters, digits, '-' and "
-                "'.', starting with a letter or digit (e.g. \"pool-\")")
+    if _size(last) > 253:
+        return (f"namePrefix is too long: the generated name {_shown(last)} would exceed 253 bytes "
+                f"({_max_len_error(253)})")
+    errors = dns1123_subdomain_errors(f"{prefix}1")
+    if errors:
+        return (f"namePrefix {prefix!r} does not make valid node names ({prefix + '1'!r}): {'; '.join(errors)}; "
+                "e.g. \"pool-\"")
     return None
 
 
 def qualified_name_error(key: object, what: str = "key") -> str | None:
-    """IsQualifiedName: label keys and taint keys, `[prefix/]name`."""
+    """IsQualifiedName: label keys, taint keys and toleration keys, `[prefix/]name`."""
     if not isinstance(key, str):
         return f"{what} must be a string, got {key!r}"
-    prefix, slash, name = key.rpartition("/")
-    if slash and not prefix:
-        return f"{what} {key!r}: prefix part must be non-empty"
-    if slash and subdomain_error(prefix):
-        return f"{what} {key!r}: prefix part must be a lowercase RFC 1123 subdomain (e.g. 'example.com')"
-    if not name:
-        return f"{what} {key!r}: name part must be non-empty"
-    if len(name) > 63:
-        return f"{what} {key[:40]!r}...: name part must be no more than 63 characters"
-    if "/" in prefix or not _QUALIFIED_NAME.match(name):
-        return (f"{what} {key!r}: name part must consist of alphanumeric characters, '-', '_' or '.', and must "
-                "start and end with an alphanumeric character (e.g. 'MyName', 'my.name', or '123-abc'), with an "
-                "optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')")
-    return None
+    errors = label_key_errors(key)
+    return f"{what} {_shown(key)}: {'; '.join(errors)}" if errors else None
 
 
 def label_value_error(value: object, what: str = "value") -> str | None:
-    """IsValidLabelValue: empty, or at most 63 characters of the qualified-name alphabet."""
+    """IsValidLabelValue: label values, taint values, toleration values (operator Equal)."""
     if not isinstance(value, str):
         return f"{what} must be a string, got {value!r}"
-    if len(value) > 63:
-        return f"{what} {value[:40]!r}... must be no more than 63 characters"
-    if value and not _QUALIFIED_NAME.match(value):
-        return (f"{what} {value!r}: a valid label value must be empty or consist of alphanumeric characters, '-', "
-                "'_' or '.', and must start and end with an alphanumeric character")
-    return None
+    errors = label_value_errors(value)
+    return f"{what} {_shown(value)}: {'; '.join(errors)}" if errors else None
 
 
 def labels_error(labels: object, what: str = "labels") -> str | None:
@@ -127,43 +193,51 @@ def unknown_name_error(kind: str, name: object, known: "set[str] | dict") -> str
     return f"unknown {kind} {name!r}{hint}"
 
 
+_SPEC_HINT = ('write "key=value:Effect" or "key:Effect" to add, "key:Effect-" or "key-" to remove')
+
+
 def parse_taint_spec(text: str) -> tuple[str, str, str | None, bool]:
-    """kubectl taint's spec: "key=value:Effect", "key:Effect" or "key", with a trailing "-" meaning
-    remove. Returns (key, value, effect or None, remove); raises ValueError with kubectl's wording."""
+    """kubectl taint's spec (k8s.io/kubectl pkg/cmd/taint/utils.go, parseTaints): "key=value:Effect" or
+    "key:Effect" adds; a trailing "-" removes ("key:Effect-" or "key-"; a value given there is ignored).
+    Returns (key, value, effect or None, remove); raises ValueError with kubectl's message, then a hint."""
     if not isinstance(text, str):
         raise ValueError(f"a taint must be a string such as \"dedicated=db:NoSchedule\", got {text!r}")
-    spec = text.strip()
+    spec = text.strip()  # kubectl gets shell words; the playground forgives surrounding blanks
     remove = spec.endswith("-")
-    if remove:
-        spec = spec[:-1]
+    key, value, effect = _parse_taint(spec[:-1] if remove else spec)
+    if not remove and effect is None:
+        raise ValueError(f"invalid taint spec: {spec}; a taint to add needs an effect, e.g. "
+                         "\"dedicated=db:NoSchedule\"")
+    return key, value, effect, remove
+
+
+def _parse_taint(spec: str) -> tuple[str, str, str | None]:
+    """kubectl's parseTaint: "key=value:effect", "key:effect" or "key"; the value is checked before the key."""
     parts = spec.split(":")
-    effect: str | None = None
-    value = ""
+    value, effect = "", None
     if len(parts) == 1:
         key = parts[0]
-        if "=" in key and not remove:
-            raise ValueError(f"invalid taint spec: {text!r}: a taint to add needs an effect, e.g. "
-                             "\"dedicated=db:NoSchedule\"")
     elif len(parts) == 2:
         effect = parts[1]
         if effect not in EFFECTS:
-            raise ValueError(f"invalid taint effect: {effect!r}, unsupported taint effect; use one of "
+            raise ValueError(f"invalid taint effect: {effect}, unsupported taint effect; use one of "
                              f"{', '.join(EFFECTS)}")
-        kv = parts[0].split("=")
-        if len(kv) > 2:
-            raise ValueError(f"invalid taint spec: {text!r}")
-        key = kv[0]
-        value = kv[1] if len(kv) == 2 else ""
+        key_value = parts[0].split("=")
+        if len(key_value) > 2:
+            raise ValueError(f"invalid taint spec: {spec}; {_SPEC_HINT}")
+        key = key_value[0]
+        if len(key_value) == 2:
+            value = key_value[1]
+            errors = label_value_errors(value)
+            if errors:
+                raise ValueError(f"invalid taint spec: {spec}, {'; '.join(errors)}")
     else:
-        raise ValueError(f"invalid taint spec: {text!r}; write \"key=value:Effect\", \"key:Effect\" or, to remove, "
-                         "\"key:Effect-\" / \"key-\"")
-    error = qualified_name_error(key, "taint key") or label_value_error(value, "taint value")
-    if error:
-        raise ValueError(f"invalid taint spec: {text!r}, {error}")
-    if not remove and effect is None:
-        raise ValueError(f"invalid taint spec: {text!r}: a taint to add needs an effect, e.g. "
-                         "\"dedicated=db:NoSchedule\"")
-    return key, value, effect, remove
+        raise ValueError(f"invalid taint spec: {spec}; {_SPEC_HINT}")
+    errors = label_key_errors(key)
+    if errors:
+        hint = f"; {_SPEC_HINT}" if len(parts) == 1 and "=" in key else ""  # "k=v": the effect is missing
+        raise ValueError(f"invalid taint spec: {spec}, {'; '.join(errors)}{hint}")
+    return key, value, effect
 
 
 def removal_spec(text: str) -> str:
@@ -188,12 +262,14 @@ def taint_text(value: object) -> str:
         if not isinstance(key, str) or not isinstance(val, str) or not isinstance(effect, str):
             raise ValueError("a taint { key, value, effect } needs string key and effect (value optional), e.g. "
                              "{ key = \"dedicated\", value = \"db\", effect = \"NoSchedule\" }")
-        if effect not in EFFECTS:
-            raise ValueError(f"invalid taint effect: {effect!r}, unsupported taint effect; use one of "
-                             f"{', '.join(EFFECTS)}")
+        # a Node's spec.taints as the API server validates them (pkg/apis/core/validation, validateNodeTaints:
+        # key, then value, then effect)
         error = qualified_name_error(key, "taint key") or label_value_error(val, "taint value")
         if error:
             raise ValueError(error)
+        if effect not in EFFECTS:
+            raise ValueError(f"effect: Unsupported value: \"{effect}\": supported values: "
+                             + ", ".join(f'"{e}"' for e in EFFECTS))
         return taint_string(key, val, effect)
     if not isinstance(value, str):
         raise ValueError(f"a taint is \"key=value:Effect\" or {{ key, value, effect }}, got {value!r}")
@@ -202,6 +278,17 @@ def taint_text(value: object) -> str:
         raise ValueError(f"{value!r} removes a taint (kubectl's trailing '-'); here write the taint itself")
     assert effect is not None
     return taint_string(key, val, effect)
+
+
+def unique_taints_error(taints: list[str]) -> str | None:
+    """A Node's taints must differ by key and effect (pkg/apis/core/validation, validateNodeTaints)."""
+    seen: set[tuple[str, str | None]] = set()
+    for text in taints:
+        key, _value, effect, _remove = parse_taint_spec(text)
+        if (key, effect) in seen:
+            return f"taint {text!r}: Duplicate value: taints must be unique by key and effect pair"
+        seen.add((key, effect))
+    return None
 
 
 def replicas_error(value: object, what: str = "replicas") -> str | None:

@@ -286,7 +286,7 @@ async def test_t_adds_a_taint_and_T_removes_one_names_are_never_markup():
         app.screen.query_one("#taint").value = ""
         # "[b]" is no valid label value (Kubernetes' rule), so markup never reaches a taint
         await press(pilot, *"dedicated=[b]db:NoSchedule", "enter")
-        assert "taint value" in str(app.screen.query_one("#error").content)
+        assert "a valid label must be an empty string" in str(app.screen.query_one("#error").content)
         app.screen.query_one("#taint").value = ""
         await press(pilot, *"dedicated=db:NoSchedule", "enter")
         node = app.sim.store.nodes["a-1"]

@@ -1,9 +1,9 @@
 """Engine throughput on a large cluster: 5,000 nodes, 150,000 pods, one simulated hour with a node
 failure. Prints simulated seconds per wall second and peak memory; asserts nothing.
 
-The initial 150,000 pods are placed by binding them round-robin through the scheduler's own bind
-(scheduling 150,000 pods one cycle at a time is what benchmarks/scheduler.py measures); everything
-after that -- the failure, tainting, eviction, replacement pods and their scheduling -- runs as usual.
+The initial 150,000 pods are placed at t=0 through the scheduler, as the playground opens a scenario
+(benchmarks/load.py measures that part); everything after that -- the failure, tainting, eviction,
+replacement pods and their scheduling -- runs as usual.
 
     python benchmarks/engine_hour.py [--nodes 5000] [--pods 150000] [--hours 1]
 """
@@ -23,6 +23,7 @@ from playground.engine import Operation, Simulation  # noqa: E402
 from playground.scenario import parse_scenario  # noqa: E402
 
 from clusters import node_pools_toml  # noqa: E402
+from zone_outage import place_initial_pods  # noqa: E402
 
 
 def build_scenario(nodes: int, pods: int, zones: int = 10, deployments: int = 50) -> str:
@@ -37,19 +38,6 @@ replicas = {per_deployment}
 template = {{ labels = {{ app = "app-{d}" }}, requests = {{ cpu = "100m", memory = "128Mi" }} }}
 """)
     return "".join(parts)
-
-
-def place_initial_pods(sim: Simulation) -> None:
-    """Create the ReplicaSets' pods (instant 0) and bind them round-robin without scheduling cycles."""
-    scheduler = sim.scheduler
-    budget = scheduler.config.attempts_per_tick
-    scheduler.config.attempts_per_tick = 0  # no scheduling cycles during the bulk placement
-    sim.clock.run_due(0)
-    scheduler.config.attempts_per_tick = budget
-    nodes = list(sim.store.nodes.values())
-    pending = [p for p in sim.store.pods.values() if not p.node_name]
-    for i, pod in enumerate(pending):
-        scheduler.bind(pod, nodes[i % len(nodes)])
 
 
 def main() -> None:

@@ -2,12 +2,12 @@
 
     .venv/bin/python benchmarks/tui_frames.py [--nodes 5000] [--deployments 50] [--replicas 3000]
                                               [--seconds 20] [--speed 1000] [--power-off node|zone]
-                                              [--place round-robin|scheduler] [--src=DIR]
+                                              [--src=DIR]
 
 Builds a 5,000-node / 150,000-pod scenario in memory (nodePools in 5 zones, 32 cpu / 128Gi / 110 pods
-per node; 50 Deployments x 3,000 replicas of 100m / 128Mi), places the pods headless first (bound
-round-robin as benchmarks/zone_outage.py does, or through the scheduler; that placement is the
-engine's cost, reported apart), then runs the app with `run_test` at high speed with a whole zone (or
+per node; 50 Deployments x 3,000 replicas of 100m / 128Mi), places the pods headless first (every pod at
+t=0 through the scheduler, as the playground opens a scenario; that placement is the engine's cost,
+reported apart), then runs the app with `run_test` at high speed with a whole zone (or
 one node) powered off, while a "user" presses keys: moving the cursor, switching to the
 150,000-row pods view, paging, filtering and back.
 
@@ -35,7 +35,6 @@ sys.path.insert(0, str(Path(_src).resolve() if _src else HERE.parent))
 from playground.engine import Operation, Simulation  # noqa: E402
 from playground.scenario import Scenario  # noqa: E402
 
-from zone_outage import place_initial_pods  # noqa: E402
 
 
 def scenario(nodes: int, deployments: int, replicas: int, zones: int = 5) -> Scenario:
@@ -94,9 +93,7 @@ async def run(args: argparse.Namespace) -> None:
     sim = Simulation(scenario(args.nodes, args.deployments, args.replicas), event_limit=5000)
     built = time.perf_counter() - t0
     t0 = time.perf_counter()
-    if args.place == "round-robin":
-        place_initial_pods(sim)  # the stand-in for bulk placement at t=0 (see zone_outage.py)
-    sim.run_until(5)
+    sim.run_until(5)  # every pod is placed at t=0, as the playground opens a scenario
     placed = time.perf_counter() - t0
     bound = sum(1 for p in sim.store.pods.values() if p.node_name)
     print(f"cluster: {len(sim.store.nodes)} nodes, {len(sim.store.pods)} pods ({bound} bound); "
@@ -184,8 +181,6 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--speed", type=int, default=1000)
     parser.add_argument("--power-off", choices=("node", "zone"), default="zone")
-    parser.add_argument("--place", choices=("round-robin", "scheduler"), default="round-robin",
-                        help="bind the initial pods round-robin (fast) or schedule them one cycle at a time")
     parser.add_argument("--src", default=None, help="run another checkout of the code (path)")
     asyncio.run(run(parser.parse_args()))
 

@@ -45,19 +45,9 @@ template = {{ labels = {{ app = "app-{d}" }}, requests = {{ cpu = "100m", memory
 
 
 def place_initial_pods(sim) -> None:
-    """Stand-in for opening the scenario in its steady state: the ReplicaSets create their pods at
-    instant 0 and they are bound round-robin through the scheduler's own bind, with no scheduling
-    cycles (as benchmarks/engine_hour.py does). Once the scheduler places the initial pods in bulk at
-    t=0, replace this function's body with the real open path."""
-    scheduler = sim.scheduler
-    budget = scheduler.config.attempts_per_tick
-    scheduler.config.attempts_per_tick = 0
+    """Open the scenario in its steady state, as the playground does: every pod the ReplicaSets
+    create at instant 0 is placed at instant 0 through the scheduler's own cycles."""
     sim.clock.run_due(0)
-    scheduler.config.attempts_per_tick = budget
-    nodes = list(sim.store.nodes.values())
-    pending = [p for p in sim.store.pods.values() if not p.node_name]
-    for i, pod in enumerate(pending):
-        scheduler.bind(pod, nodes[i % len(nodes)])
 
 
 class GCTimer:

@@ -237,9 +237,9 @@ class Simulation:
         for spec in sc.daemonSets:
             self.workloads.add_daemonset(DaemonSet(spec.name, spec.namespace, template_from_spec(spec.template)))
         for spec in sc.deployments:
-            rs_name = f"{spec.name}-{template_hash(spec.namespace + '/' + spec.name)}"
-            self.workloads.add_deployment(
-                Deployment(spec.name, spec.namespace, spec.replicas, template_from_spec(spec.template), rs_name))
+            template = template_from_spec(spec.template)
+            rs_name = f"{spec.name}-{template_hash(template)}"
+            self.workloads.add_deployment(Deployment(spec.name, spec.namespace, spec.replicas, template, rs_name))
         for spec in getattr(sc, "statefulSets", []):
             self.statefulsets.add(StatefulSet(spec.name, spec.namespace, spec.replicas, template_from_spec(spec.template),
                                               spec.volumeClaimTemplate, spec.podManagementPolicy))

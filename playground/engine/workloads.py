@@ -11,7 +11,7 @@ Both controllers are driven by the objects that changed (a dirty set), never by 
 
 from __future__ import annotations
 
-import hashlib
+from dataclasses import MISSING, fields
 from typing import TYPE_CHECKING
 
 from .apiserver import AdmissionError
@@ -52,10 +52,33 @@ DAEMON_TOLERATIONS = (
 )
 
 
-def template_hash(name: str) -> str:
-    """A stable pod-template-hash for a Deployment (Kubernetes hashes the template; we hash the name)."""
-    digest = hashlib.sha256(name.encode()).digest()
-    return "".join(NAME_ALPHABET[b % len(NAME_ALPHABET)] for b in digest[:10])
+def template_hash(template: PodTemplate) -> str:
+    """pod-template-hash: controller.ComputeHash's FNV-32a over the pod template, written out as
+    rand.SafeEncodeString writes the decimal value. Kubernetes feeds the hasher the template's
+    deep-printed Go struct; we feed it the template fields that differ from their defaults, so a
+    field added later with a default changes no existing hash."""
+    digest = 0x811C9DC5
+    for byte in canonical_template(template).encode():
+        digest = ((digest ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return "".join(NAME_ALPHABET[ord(c) % len(NAME_ALPHABET)] for c in str(digest))
+
+
+def canonical_template(template: PodTemplate) -> str:
+    lines = []
+    for f in fields(template):
+        value = getattr(template, f.name)
+        default = f.default_factory() if f.default_factory is not MISSING else f.default
+        if value != default:
+            lines.append(f"{f.name}={_canonical(value)}")
+    return "\n".join(lines)
+
+
+def _canonical(value) -> str:
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k!r}:{_canonical(v)}" for k, v in sorted(value.items())) + "}"
+    if isinstance(value, (tuple, list)):
+        return "(" + ",".join(_canonical(v) for v in value) + ")"
+    return repr(value)
 
 
 def pod_from_template(sim: "Simulation", name: str, namespace: str, template: PodTemplate,

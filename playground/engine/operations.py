@@ -41,6 +41,10 @@ class Operation:
     disable_eviction: bool = False  # --disable-eviction (disableEviction)
     pod_selector: str | None = None  # --pod-selector (podSelector)
     skip_wait_for_delete_timeout: int | None = None  # --skip-wait-for-delete-timeout seconds (skipWaitForDeleteTimeout)
+    # rollout: the pod fields to change, as scenario keys (none: kubectl rollout restart); set-strategy:
+    # spec.strategy as a scenario writes it (engine/rollout.py)
+    pod_spec: dict | None = None
+    strategy: dict | None = None
 
     def describe(self) -> str:
         target = self.node or self.pod or self.deployment or ""
@@ -168,6 +172,7 @@ class Operations:
             "delete-pod": self._delete_pod,
             "scale": self._scale,
         }
+        self._handlers.update(rollout_handlers(self))
 
     def apply(self, op: Operation, origin: str = "user") -> OperationResult:
         handler = self._handlers.get(op.do)
@@ -381,7 +386,13 @@ class Operations:
         deployment = self.sim.store.deployments.get(op.deployment or "")
         if deployment is None:
             return self._refuse(op, f'deployments.apps "{op.deployment}" not found', f"Deployment/{op.deployment}")
+        if deployment.replicas != (op.replicas or 0):
+            deployment.generation += 1
         deployment.replicas = op.replicas or 0
         self.sim.workloads.mark_deployment(deployment.name)
         return OperationResult(True, f"deployment.apps/{deployment.name} scaled")
 
+
+from .rollout import ROLLOUT_INFO, rollout_handlers  # noqa: E402  (rollout.py builds on this module)
+
+OPERATION_INFO.update(ROLLOUT_INFO)

@@ -20,7 +20,7 @@ from typing import Any
 import tomli_w
 from pydantic import BaseModel, ValidationError
 
-from .schema import Scenario
+from .schema import ROLLOUT_OPERATIONS, Scenario
 
 LocPart = str | int
 
@@ -228,7 +228,7 @@ def _cross_check(scenario: Scenario) -> list[tuple[tuple[LocPart, ...], str]]:
     pods = {(p.namespace, p.name) for p in scenario.pods}
     for i, entry in enumerate(scenario.timeline):
         check_node(("timeline", i, "node"), entry.node)
-        if entry.do == "scale" and entry.deployment not in deployments:
+        if entry.do in ("scale", *ROLLOUT_OPERATIONS) and entry.deployment not in deployments:
             problems.append((("timeline", i, "deployment"), f"unknown deployment {entry.deployment!r}"))
         if entry.do == "create-pod":
             if entry.spec is not None:

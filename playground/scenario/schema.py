@@ -297,6 +297,18 @@ class DeploymentSpec(Strict):
     namespace: Name = "default"
     replicas: int = Field(ge=0)
     template: PodSpecFields
+    # apps/v1 DeploymentSpec fields, with the API server's defaults
+    strategy: DeploymentStrategySpec = Field(default_factory=lambda: DeploymentStrategySpec())
+    minReadySeconds: int = Field(0, ge=0)
+    progressDeadlineSeconds: int | None = Field(600, ge=1)
+    revisionHistoryLimit: int = Field(10, ge=0)
+    paused: bool = False
+
+    @model_validator(mode="after")
+    def _deadline(self) -> "DeploymentSpec":
+        if self.progressDeadlineSeconds is not None and self.progressDeadlineSeconds <= self.minReadySeconds:
+            raise ValueError("progressDeadlineSeconds must be greater than minReadySeconds")
+        return self
 
 
 class DaemonSetSpec(Strict):
@@ -339,6 +351,30 @@ def _int_or_percent(value: int | str) -> int | str:
 IntOrPercent = Annotated[int | str, BeforeValidator(_int_or_percent)]
 
 
+class RollingUpdateSpec(Strict):
+    maxSurge: IntOrPercent = "25%"
+    maxUnavailable: IntOrPercent = "25%"
+
+    @model_validator(mode="after")
+    def _not_both_zero(self) -> "RollingUpdateSpec":
+        if self.maxSurge in (0, "0%") and self.maxUnavailable in (0, "0%"):
+            raise ValueError("maxUnavailable may not be 0 when maxSurge is 0 (the rollout could never make progress)")
+        return self
+
+
+class DeploymentStrategySpec(Strict):
+    """spec.strategy: RollingUpdate (maxSurge / maxUnavailable, counts or percentages) or Recreate."""
+
+    type: Literal["RollingUpdate", "Recreate"] = "RollingUpdate"
+    rollingUpdate: RollingUpdateSpec | None = None
+
+    @model_validator(mode="after")
+    def _recreate(self) -> "DeploymentStrategySpec":
+        if self.type == "Recreate" and self.rollingUpdate is not None:
+            raise ValueError("rollingUpdate may not be given when the strategy type is Recreate")
+        return self
+
+
 class PodDisruptionBudgetSpec(Strict):
     name: Name
     namespace: Name = "default"
@@ -359,8 +395,9 @@ class PodDisruptionBudgetSpec(Strict):
 OPERATIONS = (
     "power-off", "power-on", "shutdown", "partition", "heal", "stop-kubelet", "start-kubelet", "restart-kubelet",
     "cordon", "uncordon", "drain", "cancel-drain", "delete-node", "taint", "untaint", "create-pod", "delete-pod",
-    "scale",
+    "scale", "rollout", "rollout-undo", "pause-rollout", "resume-rollout", "set-strategy",
 )
+ROLLOUT_OPERATIONS = ("rollout", "rollout-undo", "pause-rollout", "resume-rollout", "set-strategy")
 _SELECTOR_PART = re.compile(r"^\s*[A-Za-z0-9][-A-Za-z0-9_./]*\s*(==|=|!=)\s*[-A-Za-z0-9_.]*\s*$")
 DRAIN_KEYS = ("ignoreDaemonsets", "deleteEmptydirData", "force", "timeout", "disableEviction", "podSelector",
               "skipWaitForDeleteTimeout")
@@ -386,6 +423,15 @@ class TimelineEntry(Strict):
     disableEviction: bool | None = None
     podSelector: str | None = None
     skipWaitForDeleteTimeout: int | None = Field(None, ge=0)
+    strategy: DeploymentStrategySpec | None = None  # set-strategy: the new spec.strategy
+
+    @model_validator(mode="after")
+    def _rollout_needs(self) -> "TimelineEntry":
+        if self.do in ROLLOUT_OPERATIONS and not self.deployment:
+            raise ValueError(f"operation {self.do!r} needs a deployment")
+        if (self.do == "set-strategy") != (self.strategy is not None):
+            raise ValueError("operation 'set-strategy' needs a strategy, and only it takes one")
+        return self
 
     @model_validator(mode="after")
     def _needs(self) -> "TimelineEntry":

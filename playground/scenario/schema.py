@@ -519,6 +519,21 @@ class Expectation(Strict):
     # a volume (a claim: "name" in `namespace`, or "ns/name"): the node it is attached to ("" when detached)
     volume: str | None = None
     attachedTo: str | None = None
+    # a Deployment's rollout: condition reasons by type ({ Progressing = "ProgressDeadlineExceeded" }),
+    # status counts, the revision
+    deployment: str | None = None
+    deploymentConditions: dict[str, str] | None = None
+    updatedReplicas: int | None = Field(None, ge=0)
+    availableReplicas: int | None = Field(None, ge=0)
+    revision: int | None = Field(None, ge=0)
+
+    @model_validator(mode="after")
+    def _deployment_subject(self) -> "Expectation":
+        fields = [self.deploymentConditions, self.updatedReplicas, self.availableReplicas, self.revision]
+        if any(v is not None for v in fields) != (self.deployment is not None):
+            raise ValueError("deploymentConditions, updatedReplicas, availableReplicas and revision go with "
+                             "`deployment`, which needs at least one of them")
+        return self
 
     @model_validator(mode="after")
     def _subject(self) -> "Expectation":
@@ -539,7 +554,7 @@ class Expectation(Strict):
         if (self.volume is None) != (self.attachedTo is None):
             raise ValueError("`volume` and `attachedTo` go together")
         checks = node_fields + pod_fields + pdb_fields + [self.zones, self.event, self.noEvent, self.pods,
-                                                          self.attachedTo]
+                                                          self.attachedTo, self.deployment]
         if all(v is None for v in checks):
             raise ValueError("an expectation must check something: e.g. conditions, taints, zones, event, pods or phase")
         return self

@@ -246,6 +246,7 @@ class DeploymentController:
         self.workloads = workloads
         self._deadline: dict[str, tuple[int, int]] = {}  # deployment -> (due, timer id)
         self._sequence = 0
+        self._hashes: dict[str, tuple[object, str]] = {}
         sim.clock.register("deployment.resync", self.resync)
 
     # ---------------------------------------------------------------- bookkeeping
@@ -297,10 +298,18 @@ class DeploymentController:
 
     # ---------------------------------------------------------------- getAllReplicaSetsAndSyncRevision
 
-    def find_new_replica_set(self, d: Deployment) -> ReplicaSet | None:
+    def template_hash(self, d: Deployment) -> str:
+        """The hash of the Deployment's current template, computed once per template object (the
+        operations replace a template, never change one in place)."""
         from .workloads import template_hash
 
-        wanted = template_hash(d.template)
+        cached = self._hashes.get(d.name)
+        if cached is None or cached[0] is not d.template:
+            cached = self._hashes[d.name] = (d.template, template_hash(d.template))
+        return cached[1]
+
+    def find_new_replica_set(self, d: Deployment) -> ReplicaSet | None:
+        wanted = self.template_hash(d)
         return next((rs for rs in self.replica_sets(d) if rs.template_hash == wanted), None)
 
     def get_all_replica_sets(self, d: Deployment, create: bool) -> tuple[ReplicaSet | None, list[ReplicaSet]]:
@@ -321,9 +330,7 @@ class DeploymentController:
             return existing, old_rss
         if not create:
             return None, old_rss
-        from .workloads import template_hash
-
-        rs_hash = template_hash(d.template)
+        rs_hash = self.template_hash(d)
         self._sequence += 1
         rs = ReplicaSet(f"{d.name}-{rs_hash}", d.namespace, d.name, d.template, rs_hash, 0, now, self._sequence,
                         min_ready_seconds=d.min_ready_seconds, revision=new_revision)

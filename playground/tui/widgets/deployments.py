@@ -224,9 +224,9 @@ def palette_commands(app: "PlaygroundApp") -> list["PaletteCommand"]:
         return view.selected() if isinstance(view, DeploymentsView) else None
 
     return [
-        PaletteCommand("Roll out / restart deployment…", OPERATION_INFO["rollout"].help,
+        PaletteCommand("Roll out or restart a deployment…", OPERATION_INFO["rollout"].help,
                        lambda: rollout_flow(app, selected())),
-        PaletteCommand("Edit deployment strategy…", OPERATION_INFO["set-strategy"].help,
+        PaletteCommand("Edit strategy of a deployment…", OPERATION_INFO["set-strategy"].help,
                        lambda: strategy_flow(app, selected())),
     ]
 

@@ -20,12 +20,15 @@ from .apiserver import AdmissionError
 from .clock import PHASE_WORKLOADS, Wakeup
 from .objects import (
     DISK_PRESSURE_TAINT,
+    FAILED,
     MEMORY_PRESSURE_TAINT,
     NO_EXECUTE,
     NO_SCHEDULE,
     NOT_READY_TAINT,
     PENDING,
     PID_PRESSURE_TAINT,
+    SUCCEEDED,
+    TRUE,
     UNREACHABLE_TAINT,
     UNSCHEDULABLE_TAINT,
     DaemonSet,
@@ -124,8 +127,8 @@ class WorkloadControllers:
         # ReplicaSet name -> the ReplicaSet; Deployment name -> its ReplicaSets
         self.replicasets: dict[str, ReplicaSet] = {}
         self._by_deployment: dict[str, dict[str, ReplicaSet]] = {}
-        # ReplicaSet name -> its active pods (neither terminal nor being deleted), and those of them
-        # that are ready, kept from pod events so that a sync costs the replicas it creates or
+        # ReplicaSet name -> its active pods (neither terminal nor being deleted) by key, and those of
+        # them that are ready by uid, kept from pod events so that a sync costs the replicas it creates or
         # deletes, not a scan of every pod it owns.
         self._active: dict[str, dict[str, Pod]] = {}
         self._ready: dict[str, dict[str, Pod]] = {}
@@ -139,30 +142,42 @@ class WorkloadControllers:
     # ---------------------------------------------------------------- informers
 
     def _on_pod_event(self, what: str, pod: Pod) -> None:
-        if pod.owner is None or what not in ("removed", "deleting", "phase", "added", "condition"):
+        owner = pod.owner
+        if owner is None:
             return
-        if pod.owner.kind == "ReplicaSet":
-            name = pod.owner.name
-            active = self._active.setdefault(name, {})
-            ready = self._ready.setdefault(name, {})
-            was = (pod.key in active, pod.key in ready)
-            if what != "removed" and pod.is_active():
-                active[pod.key] = pod
-            else:
-                active.pop(pod.key, None)
-            if pod.key in active and pod.is_ready():
-                ready[pod.key] = pod
-            else:
-                ready.pop(pod.key, None)
-            if what == "condition" and was == (pod.key in active, pod.key in ready):
+        if owner.kind == "ReplicaSet":
+            if what == "condition":
+                # only a change of readiness matters, and most condition updates are not one
+                # (inlined: this runs for every condition of every ReplicaSet pod)
+                ready = self._ready.get(owner.name)
+                cond = pod.conditions.get("Ready")
+                is_ready = cond is not None and cond.status == TRUE and pod.deletion_timestamp is None \
+                    and pod.phase != SUCCEEDED and pod.phase != FAILED
+                if (ready is not None and pod.uid in ready) == is_ready:
+                    return
+            elif what not in ("removed", "deleting", "phase", "added"):
                 return
+            name, key = owner.name, pod.key
+            active = self._active.get(name)
+            if active is None:
+                active = self._active[name] = {}
+                self._ready[name] = {}
+            ready = self._ready[name]
+            if what != "removed" and pod.is_active():
+                active[key] = pod
+                if pod.is_ready():
+                    ready[pod.uid] = pod
+                else:
+                    ready.pop(pod.uid, None)
+            else:
+                active.pop(key, None)
+                ready.pop(pod.uid, None)
             rs = self.replicasets.get(name)
             if rs is not None:
                 self.dirty_deployments.add(rs.deployment)
                 self._kick()
-        elif pod.owner.kind == "DaemonSet" and pod.affinity_node_name:
-            if what == "condition":
-                return
+        elif owner.kind == "DaemonSet" and pod.affinity_node_name \
+                and what in ("removed", "deleting", "phase", "added"):
             index = self._daemon_pods.setdefault((pod.owner.name, pod.affinity_node_name), {})
             if what == "removed":
                 index.pop(pod.key, None)

@@ -435,3 +435,16 @@ template = { labels = { app = "filler" }, requests = { cpu = "500m", memory = "2
     sim.run_until(60)
     d = sim.store.deployments["web"]
     assert rollout_status(d) == ('deployment "web" successfully rolled out', True)
+
+
+def test_a_complete_deployment_scaled_beyond_capacity_has_no_deadline_to_poll():
+    """NewReplicaSetAvailable never times out: no progress timer (Kubernetes requeues it to no effect)."""
+    sim = sim_with(replicas=2, nodes=1, cpu="2")
+    sim.run_until(10)
+    sim.apply(Operation("scale", deployment="web", replicas=10))
+    sim.run_until(700)
+    d = sim.store.deployments["web"]
+    assert d.conditions["Progressing"].reason == "NewReplicaSetAvailable"
+    assert (d.replicas, d.available_replicas) == (10, 4)
+    assert sim.workloads.deployments.deadline_at("web") is None
+    assert rollout_status(d)[0] == 'Waiting for deployment "web" rollout to finish: 4 of 10 updated replicas are available...'

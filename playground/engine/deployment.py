@@ -603,9 +603,11 @@ class DeploymentController:
         against clock skew), so that a rollout without progress times out without polling."""
         cond = s.conditions.get(PROGRESSING)
         due = None
+        # NewReplicaSetAvailable never times out (a complete Deployment scaled up waits for its pods
+        # without a deadline): Kubernetes requeues it rate-limited to no effect, we do not.
         if has_progress_deadline(d) and cond is not None and not deployment_complete(d, s) \
-                and cond.reason != TIMED_OUT:
-            due = max(cond.last_update_time + d.progress_deadline_seconds * 1000 + 1000, self.sim.clock.now + 1)
+                and cond.reason not in (TIMED_OUT, NEW_RS_AVAILABLE):
+            due = max(cond.last_update_time + d.progress_deadline_seconds * 1000 + 1000, self.sim.clock.now + 1000)
         self.arm(d.name, due)
 
     def arm(self, name: str, due: int | None) -> None:

@@ -60,7 +60,8 @@ def check_invariants(sim):
                        or n.has_taint("node.kubernetes.io/not-ready", "NoExecute") for n in store.nodes.values())
     # Nothing lost: the ReplicaSet keeps its active replicas at the desired count after it synced.
     web = store.deployments["web"]
-    active = [p for p in store.owned_pods("ReplicaSet", web.replicaset_name) if p.is_active()]
+    rs_name = sim.workloads.replicasets_of("web")[0].name
+    active = [p for p in store.owned_pods("ReplicaSet", rs_name) if p.is_active()]
     assert len(active) == web.replicas
 
 

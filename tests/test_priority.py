@@ -107,13 +107,14 @@ def test_creating_a_pod_with_an_unknown_class_is_refused_without_an_event_or_his
 def test_a_replicaset_whose_class_is_missing_reports_failed_create():
     sim = make_sim(nodes_toml("n-", 1))
     template = PodTemplate(labels={"app": "web"}, priority_class_name="gone")
-    sim.workloads.add_deployment(Deployment("web", "default", 2, template, "web-abc"))
+    sim.workloads.add_deployment(Deployment("web", "default", 2, template))
     sim.run_until(0)
-    failed = events(sim, "FailedCreate", "ReplicaSet/default/web-abc")
+    rs = sim.workloads.replicasets_of("web")[0].name
+    failed = events(sim, "FailedCreate", f"ReplicaSet/default/{rs}")
     assert failed and failed[0].type == "Warning"
-    assert failed[0].message.startswith('Error creating: pods "web-abc-')
+    assert failed[0].message.startswith(f'Error creating: pods "{rs}-')
     assert failed[0].message.endswith('" is forbidden: no PriorityClass with name gone was found')
-    assert not sim.store.owned_pods("ReplicaSet", "web-abc")
+    assert not sim.store.owned_pods("ReplicaSet", rs)
 
 
 def test_scenario_files_name_unknown_classes_before_running():

@@ -28,7 +28,7 @@ def test_deployment_pods_start_after_their_start_duration():
     sim.run_until(3)
     assert all(p.phase == "Running" and p.is_ready() for p in pods)
     assert len(events(sim, "SuccessfulCreate")) == 4 and len(events(sim, "Scheduled")) == 4
-    assert all(p.name.startswith(sim.store.deployments["web"].replicaset_name + "-") for p in pods)
+    assert all(p.name.startswith(sim.workloads.replicasets_of("web")[0].name + "-") for p in pods)
 
 
 def test_deleted_pod_is_replaced_at_once_and_terminates_after_its_stop_duration():

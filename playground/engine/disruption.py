@@ -188,14 +188,13 @@ class DisruptionController:
         store = self.sim.store
         scales: dict[tuple[str, str], int] = {}
         unmanaged: list[str] = []
-        by_replicaset = {d.replicaset_name: d for d in store.deployments.values()}
         for pod in pods:
             owner = pod.owner
             if owner is None:
                 unmanaged.append(pod.name)
                 continue
             if owner.kind == "ReplicaSet":
-                deployment = by_replicaset.get(owner.name)
+                deployment = self.sim.workloads.deployment_of(owner.name)
                 if deployment is None:
                     raise SyncError(f'found no controllers for pod "{pod.name}"')
                 scales[("Deployment", deployment.name)] = deployment.replicas

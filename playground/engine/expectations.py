@@ -37,6 +37,8 @@ def check(sim: "Simulation", exp: "Expectation") -> list[Check]:
         checks.append((f"pods {_describe_pods(exp.pods)}", str(exp.pods.count), str(count), count == exp.pods.count))
     if exp.pdb is not None:
         checks += _pdb_checks(sim, exp)
+    if exp.deployment is not None:
+        checks += _deployment_checks(sim, exp)
     if exp.volume is not None:
         key = exp.volume if "/" in exp.volume else f"{exp.namespace}/{exp.volume}"
         volume = sim.attachdetach.volumes.get(key)
@@ -47,6 +49,23 @@ def check(sim: "Simulation", exp: "Expectation") -> list[Check]:
             checks.append((f"volume {key} attached to", exp.attachedTo or "<detached>", have or "<detached>",
                            have == exp.attachedTo))
     return checks
+
+
+def _deployment_checks(sim: "Simulation", exp: "Expectation") -> list[Check]:
+    d = sim.store.deployments.get(exp.deployment or "")
+    if d is None or d.namespace != exp.namespace:
+        return [(f"deployment {exp.namespace}/{exp.deployment}", "exists", "not found", False)]
+    out: list[Check] = []
+    for ctype, want in (exp.deploymentConditions or {}).items():
+        cond = d.conditions.get(ctype)
+        have = cond.reason if cond is not None else "<none>"
+        out.append((f"deployment {d.name} condition {ctype}", want, have, have == want))
+    for name, want, have in (("updatedReplicas", exp.updatedReplicas, d.updated_replicas),
+                             ("availableReplicas", exp.availableReplicas, d.available_replicas),
+                             ("revision", exp.revision, d.revision)):
+        if want is not None:
+            out.append((f"deployment {d.name} {name}", str(want), str(have), want == have))
+    return out
 
 
 def _pdb_checks(sim: "Simulation", exp: "Expectation") -> list[Check]:

@@ -348,15 +348,85 @@ class PodTemplate:
     empty_dir: bool = False
     required_node_affinity: tuple[NodeSelectorTerm, ...] | None = None
     preferred_node_affinity: tuple[PreferredSchedulingTerm, ...] = ()
+    # metadata.annotations of the template (kubectl rollout restart sets kubectl.kubernetes.io/restartedAt)
+    annotations: dict[str, str] = field(default_factory=dict)
+
+
+ROLLING_UPDATE, RECREATE = "RollingUpdate", "Recreate"
+
+
+@dataclass(slots=True)
+class DeploymentCondition:
+    """apps/v1 DeploymentCondition: lastUpdateTime moves on every update of the same reason (the
+    progress deadline counts from it), lastTransitionTime only when the status changes."""
+
+    type: str
+    status: str
+    reason: str
+    message: str
+    last_update_time: int
+    last_transition_time: int
 
 
 @dataclass(slots=True)
 class Deployment:
+    """apps/v1 Deployment. Spec fields carry the API server's defaults; the deployment controller
+    keeps the status fields."""
+
     name: str
     namespace: str
     replicas: int
     template: PodTemplate
-    replicaset_name: str
+    strategy: str = ROLLING_UPDATE
+    max_surge: int | str = "25%"  # rollingUpdate.maxSurge: a count or a percentage
+    max_unavailable: int | str = "25%"
+    min_ready_seconds: int = 0
+    progress_deadline_seconds: int | None = 600
+    revision_history_limit: int | None = 10
+    paused: bool = False
+    generation: int = 1
+    creation_time: int = 0
+    revision: int = 0  # the deployment.kubernetes.io/revision annotation
+    # status
+    observed_generation: int = 0
+    status_replicas: int = 0
+    updated_replicas: int = 0
+    ready_replicas: int = 0
+    available_replicas: int = 0
+    unavailable_replicas: int = 0
+    conditions: dict[str, DeploymentCondition] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+@dataclass(slots=True)
+class ReplicaSet:
+    """apps/v1 ReplicaSet owned by a Deployment: <deployment>-<pod-template-hash>. The annotations
+    the deployment controller keeps are fields here (revision, desired-replicas, max-replicas)."""
+
+    name: str
+    namespace: str
+    deployment: str
+    template: PodTemplate
+    template_hash: str
+    replicas: int
+    creation_time: int
+    sequence: int  # creation order among ReplicaSets created at the same instant
+    min_ready_seconds: int = 0
+    revision: int = 0
+    revision_history: tuple[int, ...] = ()
+    desired_replicas: int | None = None
+    max_replicas: int | None = None
+    # status, from the ReplicaSet controller
+    status_replicas: int = 0
+    ready_replicas: int = 0
+    available_replicas: int = 0
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
 
 
 @dataclass(slots=True)

@@ -50,6 +50,10 @@ class Operation:
     pod_selector: str | None = None  # --pod-selector (podSelector)
     skip_wait_for_delete_timeout: int | None = None  # --skip-wait-for-delete-timeout seconds (skipWaitForDeleteTimeout)
     overwrite: bool = False  # kubectl taint --overwrite (overwrite)
+    # rollout: the pod fields to change, as scenario keys (none: kubectl rollout restart); set-strategy:
+    # spec.strategy as a scenario writes it (engine/rollout.py)
+    pod_spec: dict | None = None
+    strategy: dict | None = None
 
     def describe(self) -> str:
         target = self.node or self.pod or self.deployment or ""
@@ -173,6 +177,7 @@ class Operations:
             "delete-pod": self._delete_pod,
             "scale": self._scale,
         }
+        self._handlers.update(rollout_handlers(self))
 
     def apply(self, op: Operation, origin: str = "user", after_controllers: bool = False) -> OperationResult:
         if origin == "user":
@@ -197,7 +202,7 @@ class Operations:
         from pydantic import ValidationError
 
         from ..scenario.loader import problem_text
-        from ..scenario.schema import OPERATIONS, TimelineEntry
+        from ..scenario.schema import OPERATIONS, ROLLOUT_OPERATIONS, TimelineEntry
         from .simulation import entry_from_operation, operation_from_entry
 
         if op.do not in OPERATIONS:
@@ -211,7 +216,7 @@ class Operations:
         machines = self.sim.kubelets
         if entry.node is not None and entry.node not in machines:
             return f'nodes "{entry.node}" not found'
-        if entry.do == "scale" and entry.deployment not in self.sim.store.deployments:
+        if entry.do in ("scale", *ROLLOUT_OPERATIONS) and entry.deployment not in self.sim.store.deployments:
             return f'deployments.apps "{entry.deployment}" not found'
         if entry.spec is not None and entry.spec.priorityClassName:
             name = entry.spec.priorityClassName
@@ -438,7 +443,13 @@ class Operations:
         deployment = self.sim.store.deployments.get(op.deployment or "")
         if deployment is None:
             return self._refuse(op, f'deployments.apps "{op.deployment}" not found', f"Deployment/{op.deployment}")
+        if deployment.replicas != (op.replicas or 0):
+            deployment.generation += 1
         deployment.replicas = op.replicas or 0
         self.sim.workloads.mark_deployment(deployment.name)
         return OperationResult(True, f"deployment.apps/{deployment.name} scaled")
 
+
+from .rollout import ROLLOUT_INFO, rollout_handlers  # noqa: E402  (rollout.py builds on this module)
+
+OPERATION_INFO.update(ROLLOUT_INFO)

@@ -140,6 +140,42 @@ def pod_json(sim: "Simulation", pod: Pod) -> dict[str, Any]:
     }
 
 
+def deployment_json(sim: "Simulation", d) -> dict[str, Any]:
+    """What `kubectl get deploy -o json` shows of the rollout: the status counts, the conditions
+    and the current revision, plus the ReplicaSets (newest first, as kubectl describe lists them)."""
+    from .deployment import rollout_status
+
+    replicasets = sorted(sim.workloads.replicasets_of(d.name), key=lambda rs: (rs.creation_time, rs.name), reverse=True)
+    return {
+        "name": d.name,
+        "namespace": d.namespace,
+        "replicas": d.replicas,
+        "strategy": d.strategy,
+        "maxSurge": d.max_surge if d.strategy == "RollingUpdate" else None,
+        "maxUnavailable": d.max_unavailable if d.strategy == "RollingUpdate" else None,
+        "paused": d.paused,
+        "generation": d.generation,
+        "observedGeneration": d.observed_generation,
+        "statusReplicas": d.status_replicas,
+        "updatedReplicas": d.updated_replicas,
+        "readyReplicas": d.ready_replicas,
+        "availableReplicas": d.available_replicas,
+        "unavailableReplicas": d.unavailable_replicas,
+        "conditions": {c.type: {"status": c.status, "reason": c.reason, "message": c.message,
+                                "lastUpdateTime": seconds(c.last_update_time),
+                                "lastTransitionTime": seconds(c.last_transition_time)}
+                       for c in d.conditions.values()},
+        "revision": d.revision,
+        "rolloutStatus": rollout_status(d)[0],
+        "progressCheckAt": seconds(sim.workloads.deployments.deadline_at(d.name)),
+        "replicaSets": [
+            {"name": rs.name, "revision": rs.revision, "replicas": rs.replicas, "readyReplicas": rs.ready_replicas,
+             "availableReplicas": rs.available_replicas, "statusReplicas": rs.status_replicas}
+            for rs in replicasets
+        ],
+    }
+
+
 def scheduling_json(sim: "Simulation", pod: Pod) -> dict[str, Any] | None:
     """Where a pending pod stands in the scheduling queue and why its last attempt failed."""
     where, backoff_until = sim.scheduler.queue_state(pod)
@@ -166,6 +202,7 @@ def snapshot(sim: "Simulation", events: list[Event] | None = None) -> dict[str, 
         "allZonesDown": sim.nodelifecycle.all_zones_down,
         "nodes": [node_json(sim, n) for n in store.nodes.values()],
         "pods": [pod_json(sim, p) for p in sorted(store.pods.values(), key=lambda p: p.key)],
+        "deployments": [deployment_json(sim, d) for _, d in sorted(store.deployments.items())],
         "drains": [drain_json(sim, d) for _, d in sorted(sim.drain.status.items())],
         "podDisruptionBudgets": [pdb_json(p) for _, p in sorted(store.pdbs.items())],
         "volumes": [volume_json(sim, v) for _, v in sorted(sim.attachdetach.volumes.items())],

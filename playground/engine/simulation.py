@@ -52,7 +52,6 @@ from .nodelifecycle import NodeLifecycleConfig, NodeLifecycleController
 from .nodeshutdown import NodeShutdownManager
 from .objects import (
     DaemonSet,
-    Deployment,
     Node,
     Pod,
     PodDisruptionBudget,
@@ -70,7 +69,8 @@ from .scheduler import Scheduler, SchedulerConfig
 from .scheduler.affinity import node_affinity_from_spec, node_affinity_to_spec
 from .store import ChangeSet, Store
 from .tainteviction import TaintEvictionController
-from .workloads import WorkloadControllers, template_hash
+from .deployment import deployment_from_spec
+from .workloads import WorkloadControllers
 from ..scenario.validation import MAX_TIME_MS
 from ..units import format_cpu, format_duration, format_memory, parse_duration
 
@@ -251,9 +251,7 @@ class Simulation:
         for spec in sc.daemonSets:
             self.workloads.add_daemonset(DaemonSet(spec.name, spec.namespace, template_from_spec(spec.template)))
         for spec in sc.deployments:
-            rs_name = f"{spec.name}-{template_hash(spec.namespace + '/' + spec.name)}"
-            self.workloads.add_deployment(
-                Deployment(spec.name, spec.namespace, spec.replicas, template_from_spec(spec.template), rs_name))
+            self.workloads.add_deployment(deployment_from_spec(spec))
         for spec in getattr(sc, "statefulSets", []):
             self.statefulsets.add(StatefulSet(spec.name, spec.namespace, spec.replicas, template_from_spec(spec.template),
                                               spec.volumeClaimTemplate, spec.podManagementPolicy))
@@ -416,6 +414,10 @@ def entry_from_operation(op: Operation, at: int) -> dict:
             entry[key] = value
     if op.timeout is not None:
         entry["timeout"] = format_duration(op.timeout)
+    if op.pod_spec:
+        entry["spec"] = dict(op.pod_spec)
+    if op.strategy:
+        entry["strategy"] = dict(op.strategy)
     for key, flag in (("ignoreDaemonsets", op.ignore_daemonsets), ("deleteEmptydirData", op.delete_emptydir_data),
                       ("force", op.force), ("disableEviction", op.disable_eviction)):
         if flag:
@@ -453,7 +455,8 @@ def spec_from_template(template: PodTemplate) -> dict:
 
 
 def operation_from_entry(entry) -> Operation:
-    template = template_from_spec(entry.spec) if entry.spec is not None else None
+    rollout = entry.do == "rollout"
+    template = template_from_spec(entry.spec) if entry.spec is not None and not rollout else None
     creates = entry.do == "create-pod"
     return Operation(
         do=entry.do, node=None if creates else entry.node, pod_node_name=entry.node if creates else None,
@@ -464,5 +467,7 @@ def operation_from_entry(entry) -> Operation:
         force=bool(entry.force), timeout=entry.timeout, disable_eviction=bool(entry.disableEviction),
         pod_selector=entry.podSelector, skip_wait_for_delete_timeout=entry.skipWaitForDeleteTimeout,
         overwrite=bool(entry.overwrite),
+        pod_spec=entry.spec.model_dump(exclude_unset=True) if rollout and entry.spec is not None else None,
+        strategy=entry.strategy.model_dump(exclude_unset=True) if getattr(entry, "strategy", None) else None,
     )
 

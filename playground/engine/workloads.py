@@ -1,8 +1,10 @@
-"""Workload controllers: Deployments (one ReplicaSet each, no rollouts) and DaemonSets.
+"""Workload controllers: ReplicaSets (the Deployment controller that sizes them is deployment.py)
+and DaemonSets.
 
 ReplicaSet semantics (pkg/controller/replicaset): active pods are those neither terminal nor being
 deleted; missing replicas are created at once, surplus ones deleted in getPodsToDelete order
-(unassigned, then pending, then not ready, then newest). DaemonSet semantics (pkg/controller/daemon):
+(unassigned, then pending, then not ready, then newest). Status: replicas (active pods),
+readyReplicas, availableReplicas (ready for minReadySeconds). DaemonSet semantics (pkg/controller/daemon):
 one pod per node whose selector and taints allow it, pinned with node affinity and tolerating
 not-ready/unreachable forever; failed daemon pods are deleted and replaced.
 
@@ -11,7 +13,7 @@ Both controllers are driven by the objects that changed (a dirty set), never by 
 
 from __future__ import annotations
 
-import hashlib
+from dataclasses import MISSING, fields
 from typing import TYPE_CHECKING
 
 from .apiserver import AdmissionError
@@ -19,12 +21,15 @@ from .clock import PHASE_WORKLOADS, Wakeup
 from .objects import (
     NO_CONDITIONS,
     DISK_PRESSURE_TAINT,
+    FAILED,
     MEMORY_PRESSURE_TAINT,
     NO_EXECUTE,
     NO_SCHEDULE,
     NOT_READY_TAINT,
     PENDING,
     PID_PRESSURE_TAINT,
+    SUCCEEDED,
+    TRUE,
     UNREACHABLE_TAINT,
     UNSCHEDULABLE_TAINT,
     DaemonSet,
@@ -33,12 +38,15 @@ from .objects import (
     OwnerRef,
     Pod,
     PodTemplate,
+    ReplicaSet,
     Toleration,
     node_selector_matches,
 )
 
 if TYPE_CHECKING:
     from .simulation import Simulation
+
+POD_TEMPLATE_HASH_LABEL = "pod-template-hash"
 
 # rand.SafeEncodeString's alphabet: no vowels, no confusable characters.
 NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
@@ -53,10 +61,33 @@ DAEMON_TOLERATIONS = (
 )
 
 
-def template_hash(name: str) -> str:
-    """A stable pod-template-hash for a Deployment (Kubernetes hashes the template; we hash the name)."""
-    digest = hashlib.sha256(name.encode()).digest()
-    return "".join(NAME_ALPHABET[b % len(NAME_ALPHABET)] for b in digest[:10])
+def template_hash(template: PodTemplate) -> str:
+    """pod-template-hash: controller.ComputeHash's FNV-32a over the pod template, written out as
+    rand.SafeEncodeString writes the decimal value. Kubernetes feeds the hasher the template's
+    deep-printed Go struct; we feed it the template fields that differ from their defaults, so a
+    field added later with a default changes no existing hash."""
+    digest = 0x811C9DC5
+    for byte in canonical_template(template).encode():
+        digest = ((digest ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return "".join(NAME_ALPHABET[ord(c) % len(NAME_ALPHABET)] for c in str(digest))
+
+
+def canonical_template(template: PodTemplate) -> str:
+    lines = []
+    for f in fields(template):
+        value = getattr(template, f.name)
+        default = f.default_factory() if f.default_factory is not MISSING else f.default
+        if value != default:
+            lines.append(f"{f.name}={_canonical(value)}")
+    return "\n".join(lines)
+
+
+def _canonical(value) -> str:
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k!r}:{_canonical(v)}" for k, v in sorted(value.items())) + "}"
+    if isinstance(value, (tuple, list)):
+        return "(" + ",".join(_canonical(v) for v in value) + ")"
+    return repr(value)
 
 
 def pod_from_template(sim: "Simulation", name: str, namespace: str, template: PodTemplate,
@@ -90,35 +121,66 @@ def pod_from_template(sim: "Simulation", name: str, namespace: str, template: Po
 
 class WorkloadControllers:
     def __init__(self, sim: "Simulation") -> None:
+        from .deployment import DeploymentController
+
         self.sim = sim
         self.dirty_deployments: set[str] = set()
         self.dirty_daemon_nodes: set[str] = set()
         self._wakeup = Wakeup(sim.clock, PHASE_WORKLOADS, "workloads.sync")
-        self._replicasets: dict[str, str] = {}
-        # ReplicaSet name -> its active pods (neither terminal nor being deleted), kept from pod events
-        # so that a sync costs the replicas it creates or deletes, not a scan of every pod it owns.
+        # ReplicaSet name -> the ReplicaSet; Deployment name -> its ReplicaSets
+        self.replicasets: dict[str, ReplicaSet] = {}
+        self._by_deployment: dict[str, dict[str, ReplicaSet]] = {}
+        # ReplicaSet name -> its active pods (neither terminal nor being deleted) by key, and those of
+        # them that are ready by uid, kept from pod events so that a sync costs the replicas it creates or
+        # deletes, not a scan of every pod it owns.
         self._active: dict[str, dict[str, Pod]] = {}
+        self._ready: dict[str, dict[str, Pod]] = {}
+        self._min_ready_due: dict[str, int] = {}
         # (DaemonSet name, node name) -> its pods there, so a node's sync never scans all daemon pods.
         self._daemon_pods: dict[tuple[str, str], dict[str, Pod]] = {}
+        self.deployments = DeploymentController(sim, self)
         sim.store.pod_watchers.append(self._on_pod_event)
         sim.store.node_watchers.append(self._on_node_event)
 
     # ---------------------------------------------------------------- informers
 
     def _on_pod_event(self, what: str, pod: Pod) -> None:
-        if pod.owner is None or what not in ("removed", "deleting", "phase", "added"):
+        owner = pod.owner
+        if owner is None:
             return
-        if pod.owner.kind == "ReplicaSet":
-            active = self._active.setdefault(pod.owner.name, {})
+        if owner.kind == "ReplicaSet":
+            if what == "condition":
+                # only a change of readiness matters, and most condition updates are not one
+                # (inlined: this runs for every condition of every ReplicaSet pod)
+                ready = self._ready.get(owner.name)
+                cond = pod.conditions.get("Ready")
+                is_ready = cond is not None and cond.status == TRUE and pod.deletion_timestamp is None \
+                    and pod.phase != SUCCEEDED and pod.phase != FAILED
+                if (ready is not None and pod.uid in ready) == is_ready:
+                    return
+            elif what not in ("removed", "deleting", "phase", "added"):
+                return
+            name, key = owner.name, pod.key
+            active = self._active.get(name)
+            if active is None:
+                active = self._active[name] = {}
+                self._ready[name] = {}
+            ready = self._ready[name]
             if what != "removed" and pod.is_active():
-                active[pod.key] = pod
+                active[key] = pod
+                if pod.is_ready():
+                    ready[pod.uid] = pod
+                else:
+                    ready.pop(pod.uid, None)
             else:
-                active.pop(pod.key, None)
-            deployment = self._replicasets.get(pod.owner.name)
-            if deployment is not None:
-                self.dirty_deployments.add(deployment)
+                active.pop(key, None)
+                ready.pop(pod.uid, None)
+            rs = self.replicasets.get(name)
+            if rs is not None:
+                self.dirty_deployments.add(rs.deployment)
                 self._kick()
-        elif pod.owner.kind == "DaemonSet" and pod.affinity_node_name:
+        elif owner.kind == "DaemonSet" and pod.affinity_node_name \
+                and what in ("removed", "deleting", "phase", "added"):
             index = self._daemon_pods.setdefault((pod.owner.name, pod.affinity_node_name), {})
             if what == "removed":
                 index.pop(pod.key, None)
@@ -133,9 +195,25 @@ class WorkloadControllers:
             self._kick()
 
     def add_deployment(self, deployment: Deployment) -> None:
+        deployment.creation_time = self.sim.clock.now
         self.sim.store.deployments[deployment.name] = deployment
-        self._replicasets[deployment.replicaset_name] = deployment.name
         self.mark_deployment(deployment.name)
+
+    def add_replicaset(self, rs: ReplicaSet) -> None:
+        self.replicasets[rs.name] = rs
+        self._by_deployment.setdefault(rs.deployment, {})[rs.name] = rs
+
+    def remove_replicaset(self, rs: ReplicaSet) -> None:
+        self.replicasets.pop(rs.name, None)
+        self._by_deployment.get(rs.deployment, {}).pop(rs.name, None)
+
+    def replicasets_of(self, deployment: str) -> list[ReplicaSet]:
+        return list(self._by_deployment.get(deployment, {}).values())
+
+    def deployment_of(self, replicaset: str) -> Deployment | None:
+        """The Deployment that controls a ReplicaSet (its controller ownerReference)."""
+        rs = self.replicasets.get(replicaset)
+        return self.sim.store.deployments.get(rs.deployment) if rs is not None else None
 
     def add_daemonset(self, daemonset: DaemonSet) -> None:
         self.sim.store.daemonsets[daemonset.name] = daemonset
@@ -147,6 +225,9 @@ class WorkloadControllers:
     def mark_deployment(self, name: str) -> None:
         self.dirty_deployments.add(name)
         self._kick()
+
+    def mark_replicaset(self, rs: ReplicaSet) -> None:
+        self.mark_deployment(rs.deployment)
 
     def mark_all_daemon_nodes(self) -> None:
         self.dirty_daemon_nodes.update(self.sim.store.nodes)
@@ -160,30 +241,68 @@ class WorkloadControllers:
         for name in deployments:
             deployment = self.sim.store.deployments.get(name)
             if deployment is not None:
-                self._sync_replicaset(deployment)
+                self._sync_deployment(deployment)
         nodes, self.dirty_daemon_nodes = sorted(self.dirty_daemon_nodes), set()
         for daemonset in list(self.sim.store.daemonsets.values()):
             for node_name in nodes:
                 self._sync_daemon_node(daemonset, node_name)
 
-    def _sync_replicaset(self, deployment: Deployment) -> None:
-        store = self.sim.store
-        active = self._active.get(deployment.replicaset_name, {})
-        diff = deployment.replicas - len(active)
-        owner = OwnerRef("ReplicaSet", deployment.replicaset_name)
-        for _ in range(diff):
-            name = self._unique_name(deployment.replicaset_name, deployment.namespace)
-            pod = pod_from_template(self.sim, name, deployment.namespace, deployment.template, owner)
-            if not self._create(pod, f"ReplicaSet/{deployment.namespace}/{deployment.replicaset_name}",
-                                "replicaset-controller"):
+    def _sync_deployment(self, deployment: Deployment) -> None:
+        """The deployment controller sizes the ReplicaSets, the ReplicaSet controller creates and
+        deletes pods, and the two answer each other until neither has more to do in this instant."""
+        for _ in range(10):
+            self.deployments.sync_deployment(deployment)
+            changed = False
+            for rs in self.deployments.replica_sets(deployment):
+                if not self._sync_replicaset(rs):
+                    break
+                changed |= self._update_status(rs)
+            if not changed:
                 return
-            store.event("Normal", "SuccessfulCreate", f"ReplicaSet/{deployment.namespace}/{deployment.replicaset_name}",
-                        f"Created pod: {pod.name}", "replicaset-controller")
+
+    def _update_status(self, rs: ReplicaSet) -> bool:
+        """calculateStatus of the ReplicaSet controller; a timer for pods still short of
+        minReadySeconds (the controller's AddAfter)."""
+        active = self._active.get(rs.name, {})
+        ready = self._ready.get(rs.name, {})
+        available = len(ready)
+        if rs.min_ready_seconds and ready:
+            now = self.sim.clock.now
+            wait = rs.min_ready_seconds * 1000
+            pending = [t + wait for t in (self._ready_since(p) for p in ready.values()) if t + wait > now]
+            available -= len(pending)
+            if pending and self._min_ready_due.get(rs.name, -1) != min(pending):
+                self._min_ready_due[rs.name] = min(pending)
+                self.sim.clock.call_at(min(pending), PHASE_WORKLOADS, "deployment.resync", rs.deployment)
+        status = (len(active), len(ready), available)
+        if status == (rs.status_replicas, rs.ready_replicas, rs.available_replicas):
+            return False
+        rs.status_replicas, rs.ready_replicas, rs.available_replicas = status
+        return True
+
+    def _ready_since(self, pod: Pod) -> int:
+        cond = pod.conditions.get("Ready")
+        return cond.last_transition_time if cond is not None and cond.last_transition_time is not None else 0
+
+    def _sync_replicaset(self, rs: ReplicaSet) -> bool:
+        """Create the missing pods and delete the surplus; False when a create was refused."""
+        store = self.sim.store
+        active = self._active.get(rs.name, {})
+        diff = rs.replicas - len(active)
+        owner = OwnerRef("ReplicaSet", rs.name)
+        ref = f"ReplicaSet/{rs.namespace}/{rs.name}"
+        for _ in range(diff):
+            name = self._unique_name(rs.name, rs.namespace)
+            pod = pod_from_template(self.sim, name, rs.namespace, rs.template, owner)
+            pod.labels[POD_TEMPLATE_HASH_LABEL] = rs.template_hash
+            if not self._create(pod, ref, "replicaset-controller"):
+                return False
+            store.event("Normal", "SuccessfulCreate", ref, f"Created pod: {pod.name}", "replicaset-controller")
         if diff < 0:
             for pod in sorted(active.values(), key=self._deletion_rank)[:-diff]:
-                store.event("Normal", "SuccessfulDelete", f"ReplicaSet/{deployment.namespace}/{deployment.replicaset_name}",
-                            f"Deleted pod: {pod.name}", "replicaset-controller")
+                store.event("Normal", "SuccessfulDelete", ref, f"Deleted pod: {pod.name}", "replicaset-controller")
                 self.sim.apiserver.delete_pod(pod)
+        return True
 
     def _create(self, pod: Pod, owner_ref: str, source: str) -> bool:
         try:

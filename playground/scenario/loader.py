@@ -21,7 +21,7 @@ import tomli_w
 from pydantic import BaseModel, ValidationError
 
 from .saving import write_atomically
-from .schema import Scenario
+from .schema import ROLLOUT_OPERATIONS, Scenario
 from .validation import MAX_FILE_BYTES, MAX_NESTING, nesting_depth, prefix_error, unknown_name_error
 
 LocPart = str | int
@@ -241,7 +241,7 @@ def _cross_check(scenario: Scenario) -> list[tuple[tuple[LocPart, ...], str]]:
     pods = {(p.namespace, p.name) for p in scenario.pods}
     for i, entry in enumerate(scenario.timeline):
         check_node(("timeline", i, "node"), entry.node)
-        if entry.do == "scale":
+        if entry.do in ("scale", *ROLLOUT_OPERATIONS):
             error = unknown_name_error("deployment", entry.deployment, deployments)
             if error:
                 problems.append((("timeline", i, "deployment"), error))

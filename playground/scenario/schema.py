@@ -321,6 +321,18 @@ class DeploymentSpec(Strict):
     namespace: Namespace = "default"
     replicas: Replicas
     template: PodSpecFields
+    # apps/v1 DeploymentSpec fields, with the API server's defaults
+    strategy: DeploymentStrategySpec = Field(default_factory=lambda: DeploymentStrategySpec())
+    minReadySeconds: int = Field(0, ge=0)
+    progressDeadlineSeconds: int | None = Field(600, ge=1)
+    revisionHistoryLimit: int = Field(10, ge=0)
+    paused: bool = False
+
+    @model_validator(mode="after")
+    def _deadline(self) -> "DeploymentSpec":
+        if self.progressDeadlineSeconds is not None and self.progressDeadlineSeconds <= self.minReadySeconds:
+            raise ValueError("progressDeadlineSeconds must be greater than minReadySeconds")
+        return self
 
 
 class DaemonSetSpec(Strict):
@@ -363,6 +375,30 @@ def _int_or_percent(value: int | str) -> int | str:
 IntOrPercent = Annotated[int | str, BeforeValidator(_int_or_percent)]
 
 
+class RollingUpdateSpec(Strict):
+    maxSurge: IntOrPercent = "25%"
+    maxUnavailable: IntOrPercent = "25%"
+
+    @model_validator(mode="after")
+    def _not_both_zero(self) -> "RollingUpdateSpec":
+        if self.maxSurge in (0, "0%") and self.maxUnavailable in (0, "0%"):
+            raise ValueError("maxUnavailable may not be 0 when maxSurge is 0 (the rollout could never make progress)")
+        return self
+
+
+class DeploymentStrategySpec(Strict):
+    """spec.strategy: RollingUpdate (maxSurge / maxUnavailable, counts or percentages) or Recreate."""
+
+    type: Literal["RollingUpdate", "Recreate"] = "RollingUpdate"
+    rollingUpdate: RollingUpdateSpec | None = None
+
+    @model_validator(mode="after")
+    def _recreate(self) -> "DeploymentStrategySpec":
+        if self.type == "Recreate" and self.rollingUpdate is not None:
+            raise ValueError("rollingUpdate may not be given when the strategy type is Recreate")
+        return self
+
+
 class PodDisruptionBudgetSpec(Strict):
     name: Name
     namespace: Namespace = "default"
@@ -383,8 +419,9 @@ class PodDisruptionBudgetSpec(Strict):
 OPERATIONS = (
     "power-off", "power-on", "shutdown", "partition", "heal", "stop-kubelet", "start-kubelet", "restart-kubelet",
     "cordon", "uncordon", "drain", "cancel-drain", "delete-node", "taint", "untaint", "create-pod", "delete-pod",
-    "scale",
+    "scale", "rollout", "rollout-undo", "pause-rollout", "resume-rollout", "set-strategy",
 )
+ROLLOUT_OPERATIONS = ("rollout", "rollout-undo", "pause-rollout", "resume-rollout", "set-strategy")
 _SELECTOR_PART = re.compile(r"^\s*[A-Za-z0-9][-A-Za-z0-9_./]*\s*(==|=|!=)\s*[-A-Za-z0-9_.]*\s*$")
 DRAIN_KEYS = ("ignoreDaemonsets", "deleteEmptydirData", "force", "timeout", "disableEviction", "podSelector",
               "skipWaitForDeleteTimeout")
@@ -397,6 +434,11 @@ _OPERATION_KEYS = {
     "taint": ("node", "taint", "overwrite"),
     "untaint": ("node", "taint"),
     "drain": ("node", "gracePeriodSeconds") + DRAIN_KEYS,
+    "rollout": ("deployment", "namespace", "spec"),
+    "rollout-undo": ("deployment", "namespace"),
+    "pause-rollout": ("deployment", "namespace"),
+    "resume-rollout": ("deployment", "namespace"),
+    "set-strategy": ("deployment", "namespace", "strategy"),
 }
 
 
@@ -425,6 +467,15 @@ class TimelineEntry(Strict):
     disableEviction: bool | None = None
     podSelector: str | None = None
     skipWaitForDeleteTimeout: int | None = Field(None, ge=0)
+    strategy: DeploymentStrategySpec | None = None  # set-strategy: the new spec.strategy
+
+    @model_validator(mode="after")
+    def _rollout_needs(self) -> "TimelineEntry":
+        if self.do in ROLLOUT_OPERATIONS and not self.deployment:
+            raise ValueError(f"operation {self.do!r} needs a deployment")
+        if (self.do == "set-strategy") != (self.strategy is not None):
+            raise ValueError("operation 'set-strategy' needs a strategy, and only it takes one")
+        return self
 
     @model_validator(mode="after")
     def _needs(self) -> "TimelineEntry":
@@ -518,6 +569,21 @@ class Expectation(Strict):
     # a volume (a claim: "name" in `namespace`, or "ns/name"): the node it is attached to ("" when detached)
     volume: str | None = None
     attachedTo: str | None = None
+    # a Deployment's rollout: condition reasons by type ({ Progressing = "ProgressDeadlineExceeded" }),
+    # status counts, the revision
+    deployment: str | None = None
+    deploymentConditions: dict[str, str] | None = None
+    updatedReplicas: int | None = Field(None, ge=0)
+    availableReplicas: int | None = Field(None, ge=0)
+    revision: int | None = Field(None, ge=0)
+
+    @model_validator(mode="after")
+    def _deployment_subject(self) -> "Expectation":
+        fields = [self.deploymentConditions, self.updatedReplicas, self.availableReplicas, self.revision]
+        if any(v is not None for v in fields) != (self.deployment is not None):
+            raise ValueError("deploymentConditions, updatedReplicas, availableReplicas and revision go with "
+                             "`deployment`, which needs at least one of them")
+        return self
 
     @model_validator(mode="after")
     def _subject(self) -> "Expectation":
@@ -538,7 +604,7 @@ class Expectation(Strict):
         if (self.volume is None) != (self.attachedTo is None):
             raise ValueError("`volume` and `attachedTo` go together")
         checks = node_fields + pod_fields + pdb_fields + [self.zones, self.event, self.noEvent, self.pods,
-                                                          self.attachedTo]
+                                                          self.attachedTo, self.deployment]
         if all(v is None for v in checks):
             raise ValueError("an expectation must check something: e.g. conditions, taints, zones, event, pods or phase")
         return self

@@ -90,7 +90,7 @@ def node_bindings() -> list[Binding]:
     ]
 
 
-KNOWN_OPERATIONS = {a.op for a in NODE_ACTIONS} | {"create-pod", "delete-pod", "scale"}
+KNOWN_OPERATIONS = {a.op for a in NODE_ACTIONS} | {"create-pod", "delete-pod", "scale", "rollout", "set-strategy"}
 
 
 def extra_operations() -> list[str]:
@@ -111,4 +111,5 @@ VIEW_ALIASES = {
     "le": "leases", "lease": "leases", "leases": "leases",
     "ev": "events", "event": "events", "events": "events",
     "pdb": "pdbs", "pdbs": "pdbs", "poddisruptionbudgets": "pdbs",
+    "deploy": "deployments", "deployment": "deployments", "deployments": "deployments",
 }

@@ -60,6 +60,7 @@ from .screens.help import HelpScreen
 from .widgets.header import ClusterHeader, ViewTabs
 from .widgets.views import VIEW_CLASSES, VIEW_TITLES, EventsView, NodesView, TableView, has_pdbs, natural_key
 from .widgets.vtable import VirtualTable
+from .widgets.deployments import DEPLOYMENT_BINDINGS, palette_commands as deployment_palette_commands
 
 PROJECT_SCENARIOS = Path(__file__).resolve().parent.parent.parent / "scenarios"
 _DEFAULT = object()
@@ -91,7 +92,7 @@ def _global_bindings() -> list[Binding]:
         Binding("minus", "slower", "Slower", id="playground.slower", group=SPEED_GROUP, tooltip="Slow down"),
         *views,
         Binding("colon", "view_prompt", "Go to view…", show=False, id="playground.view-prompt",
-                tooltip="k9s-style prompt: :nodes, :pods, :pending, :leases, :events, :q"),
+                tooltip="k9s-style prompt: :nodes, :pods, :pending, :leases, :events, :deploy, :q"),
         Binding("slash", "filter", "Filter", id="playground.filter", tooltip="Filter the current view"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="playground.clear-filter",
                 tooltip="Clear the current view's filter"),
@@ -656,6 +657,7 @@ class PlaygroundApp(App):
                                            self.pick_pod_then_delete))
         if "scale" in OPERATION_INFO:
             commands.append(PaletteCommand("Scale deployment…", OPERATION_INFO["scale"].help, self.action_scale))
+        commands += deployment_palette_commands(self)
         for name in extra_operations():
             info = OPERATION_INFO[name]
             commands.append(PaletteCommand(f"{info.title}…", info.help, lambda n=name: self.generic_operation(n)))
@@ -695,6 +697,8 @@ class PlaygroundApp(App):
             ("Views", [*views, *pick("playground.view-prompt", "playground.filter", "playground.clear-filter")]),
             ("Nodes view: on the selected node (palette: on any node by name)", list(node_bindings())),
             ("Pods and Pending views: on the selected pod", list(POD_BINDINGS)),
+            ("Deployments view: on the selected Deployment (palette: Roll out…, Edit strategy…)",
+             list(DEPLOYMENT_BINDINGS)),
             ("Cluster", pick("playground.create-pod", "playground.scale")),
             ("Scenario files", pick("playground.load", "playground.save")),
             ("App", pick("playground.help", "playground.palette", "playground.quit")),

@@ -744,3 +744,5 @@ VIEW_CLASSES: dict[str, type[TableView]] = {
 }
 VIEW_TITLES = {"nodes": "Nodes", "pods": "Pods", "pending": "Pending", "leases": "Leases", "events": "Events",
                "pdbs": "PDBs"}
+
+from . import deployments  # noqa: E402,F401  (the Deployments view builds on TableView and registers itself)

@@ -26,7 +26,8 @@ from playground.scenario import load_scenario
 from playground.scenario.validation import MAX_REPLICAS
 
 ROOT = Path(__file__).resolve().parent.parent
-SCENARIOS = ["drain-pdb", "node-failure", "preemption-pdb", "non-graceful-shutdown", "pending-explained"]
+SCENARIOS = ["drain-pdb", "node-failure", "preemption-pdb", "non-graceful-shutdown", "pending-explained",
+             "rollout-drain-pdb"]
 _LOADED = {name: load_scenario(ROOT / "scenarios" / f"{name}.toml") for name in SCENARIOS}
 
 settings.register_profile("ci", max_examples=600, deadline=None,
@@ -101,11 +102,29 @@ def scale_op(data, sim: Simulation) -> Operation:
     return Operation("scale", deployment=name, replicas=pick(data, [0, 1, 3, 6], [-1, MAX_REPLICAS + 1, True]))
 
 
+ROLLOUT_SPECS = [None, {"labels": {"app": "web", "v": "2"}}, {"requests": {"cpu": "150m"}}]
+STRATEGIES = [{"rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}}, {"type": "Recreate"},
+              {"rollingUpdate": {"maxSurge": "50%", "maxUnavailable": "0%"}}]
+BAD_STRATEGIES = [{"rollingUpdate": {"maxSurge": 0, "maxUnavailable": 0}}, {"type": "Bogus"}]
+
+
+def rollout_op(data, sim: Simulation) -> Operation:
+    name = pick(data, sorted(sim.store.deployments) or ["ghost"], ["ghost"])
+    do = data.draw(st.sampled_from(["rollout", "rollout", "rollout-undo", "pause-rollout", "resume-rollout",
+                                    "set-strategy"]))
+    if do == "rollout":
+        return Operation(do, deployment=name, pod_spec=data.draw(st.sampled_from(ROLLOUT_SPECS)))
+    if do == "set-strategy":
+        return Operation(do, deployment=name, strategy=pick(data, STRATEGIES, BAD_STRATEGIES))
+    return Operation(do, deployment=name)
+
+
 def any_op(data, sim: Simulation) -> Operation:
-    kind = data.draw(st.sampled_from(["node", "node", "node", "taint", "pod", "pod", "scale", "bogus"]))
+    kind = data.draw(st.sampled_from(["node", "node", "node", "taint", "pod", "pod", "scale", "rollout", "bogus"]))
     if kind == "bogus":
         return Operation("bogus", node=sorted(sim.kubelets)[0])
-    return {"node": node_op, "taint": taint_op, "pod": pod_op, "scale": scale_op}[kind](data, sim)
+    return {"node": node_op, "taint": taint_op, "pod": pod_op, "scale": scale_op,
+            "rollout": rollout_op}[kind](data, sim)
 
 
 @settings.get_profile(PROFILE)

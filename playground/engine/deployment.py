@@ -24,18 +24,20 @@ informers would within milliseconds.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from .clock import PHASE_WORKLOADS
 from .objects import (
     FALSE,
+    POD_TEMPLATE_HASH_LABEL,
     RECREATE,
     ROLLING_UPDATE,
     TRUE,
     UNKNOWN,
     Deployment,
     DeploymentCondition,
+    PodTemplate,
     ReplicaSet,
 )
 
@@ -187,6 +189,20 @@ def deployment_progressing(d: Deployment, s: DeploymentStatus) -> bool:
             or s.ready_replicas > d.ready_replicas or s.available_replicas > d.available_replicas)
 
 
+
+def replica_set_template(template: PodTemplate, rs_hash: str) -> PodTemplate:
+    """The new ReplicaSet's template: the Deployment's, its labels cloned with pod-template-hash added
+    (labelsutil.CloneAndAddLabel), so its pods carry the label without writing to a shared dict."""
+    return replace(template, labels={**template.labels, POD_TEMPLATE_HASH_LABEL: rs_hash})
+
+
+def deployment_template(rs_template: PodTemplate) -> PodTemplate:
+    """A ReplicaSet's template as a Deployment's (rollback's setFromReplicaSetTemplate): without the
+    pod-template-hash label."""
+    labels = {k: v for k, v in rs_template.labels.items() if k != POD_TEMPLATE_HASH_LABEL}
+    return replace(rs_template, labels=labels)
+
+
 def has_progress_deadline(d: Deployment) -> bool:
     return d.progress_deadline_seconds is not None
 
@@ -332,7 +348,8 @@ class DeploymentController:
             return None, old_rss
         rs_hash = self.template_hash(d)
         self._sequence += 1
-        rs = ReplicaSet(f"{d.name}-{rs_hash}", d.namespace, d.name, d.template, rs_hash, 0, now, self._sequence,
+        rs = ReplicaSet(f"{d.name}-{rs_hash}", d.namespace, d.name, replica_set_template(d.template, rs_hash), rs_hash,
+                        0, now, self._sequence,
                         min_ready_seconds=d.min_ready_seconds, revision=new_revision)
         rs.replicas = new_rs_new_replicas(d, [*old_rss, rs], rs)
         rs.desired_replicas, rs.max_replicas = d.replicas, d.replicas + max_surge(d)

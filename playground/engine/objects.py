@@ -22,6 +22,7 @@ BETA_ZONE_LABEL = "failure-domain.beta.kubernetes.io/zone"
 BETA_REGION_LABEL = "failure-domain.beta.kubernetes.io/region"
 EXCLUDE_DISRUPTION_LABEL = "node.kubernetes.io/exclude-disruption"
 HOSTNAME_LABEL = "kubernetes.io/hostname"
+POD_TEMPLATE_HASH_LABEL = "pod-template-hash"  # apps/v1 DefaultDeploymentUniqueLabelKey
 
 NO_SCHEDULE = "NoSchedule"
 PREFER_NO_SCHEDULE = "PreferNoSchedule"

@@ -107,6 +107,7 @@ def rollout_handlers(ops: "Operations") -> dict[str, Callable[[Operation], Opera
         return OperationResult(True, f"deployment.apps/{d.name} restarted")
 
     def undo(op: Operation, d: Deployment) -> OperationResult:
+        from .deployment import deployment_template
         from .workloads import template_hash
 
         if d.paused:
@@ -117,10 +118,11 @@ def rollout_handlers(ops: "Operations") -> dict[str, Callable[[Operation], Opera
         if len(revisions) < 2:
             return refuse(op, f'no rollout history found for deployment "{d.name}"')
         previous = next(rs for rs in rss if rs.revision == revisions[1])
-        if template_hash(previous.template) == template_hash(d.template):
+        template = deployment_template(previous.template)
+        if template_hash(template) == template_hash(d.template):
             return OperationResult(True, f"deployment.apps/{d.name} skipped rollback (current template already "
                                          f"matches revision {previous.revision})")
-        apply_template(sim, d, previous.template)
+        apply_template(sim, d, template)
         return OperationResult(True, f"deployment.apps/{d.name} rolled back")
 
     def pause(op: Operation, d: Deployment) -> OperationResult:

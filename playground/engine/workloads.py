@@ -46,7 +46,6 @@ from .objects import (
 if TYPE_CHECKING:
     from .simulation import Simulation
 
-POD_TEMPLATE_HASH_LABEL = "pod-template-hash"
 
 # rand.SafeEncodeString's alphabet: no vowels, no confusable characters.
 NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
@@ -294,7 +293,6 @@ class WorkloadControllers:
         for _ in range(diff):
             name = self._unique_name(rs.name, rs.namespace)
             pod = pod_from_template(self.sim, name, rs.namespace, rs.template, owner)
-            pod.labels[POD_TEMPLATE_HASH_LABEL] = rs.template_hash
             if not self._create(pod, ref, "replicaset-controller"):
                 return False
             store.event("Normal", "SuccessfulCreate", ref, f"Created pod: {pod.name}", "replicaset-controller")

@@ -13,3 +13,27 @@ count = {per_zone}
 labels = {{ "topology.kubernetes.io/zone" = "zone-{z}" }}
 capacity = {{ cpu = "{cpu}", memory = "{memory}", pods = {pods} }}
 """ for z in range(zones))
+
+
+def deployments_toml(pods: int, deployments: int, sizes: tuple[tuple[str, str], ...] = (("100m", "128Mi"),)) -> str:
+    """`deployments` Deployments app-0 … sharing `pods` replicas, their requests cycling through `sizes`."""
+    per_deployment = pods // deployments
+    parts = []
+    for d in range(deployments):
+        cpu, memory = sizes[d % len(sizes)]
+        parts.append(f"""
+[[deployments]]
+name = "app-{d}"
+replicas = {per_deployment}
+template = {{ labels = {{ app = "app-{d}" }}, requests = {{ cpu = "{cpu}", memory = "{memory}" }} }}
+""")
+    return "".join(parts)
+
+
+def cluster_toml(name: str, nodes: int, pods: int, zones: int, deployments: int,
+                 sizes: tuple[tuple[str, str], ...] = (("100m", "128Mi"),), attempts_per_tick: int | None = 1000) -> str:
+    """A whole benchmark scenario: nodePools of 32 cpu / 128Gi nodes and Deployments."""
+    head = f'[scenario]\nname = "{name}"\nseed = 1\n'
+    if attempts_per_tick is not None:
+        head += f"[scheduler]\nattemptsPerTick = {attempts_per_tick}\n"
+    return head + node_pools_toml(nodes, zones, "32", "128Gi") + deployments_toml(pods, deployments, sizes)

@@ -22,22 +22,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from playground.engine import Operation, Simulation  # noqa: E402
 from playground.scenario import parse_scenario  # noqa: E402
 
-from clusters import node_pools_toml  # noqa: E402
+from clusters import cluster_toml  # noqa: E402
 from zone_outage import place_initial_pods  # noqa: E402
 
 
 def build_scenario(nodes: int, pods: int, zones: int = 10, deployments: int = 50) -> str:
-    per_deployment = pods // deployments
-    parts = ['[scenario]\nname = "bench"\nseed = 1\n', "[scheduler]\nattemptsPerTick = 1000\n",
-             node_pools_toml(nodes, zones, "32", "128Gi")]
-    for d in range(deployments):
-        parts.append(f"""
-[[deployments]]
-name = "app-{d}"
-replicas = {per_deployment}
-template = {{ labels = {{ app = "app-{d}" }}, requests = {{ cpu = "100m", memory = "128Mi" }} }}
-""")
-    return "".join(parts)
+    return cluster_toml("bench", nodes, pods, zones, deployments)
 
 
 def main() -> None:

@@ -25,23 +25,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from playground.engine import Simulation  # noqa: E402
 from playground.scenario import load_scenario  # noqa: E402
 
-from clusters import node_pools_toml  # noqa: E402
+from clusters import cluster_toml  # noqa: E402
 
 
 def scenario_toml(nodes: int, pods: int, zones: int = 10, deployments: int = 30) -> str:
     """nodePools over `zones` zones and `deployments` Deployments of three sizes of requests."""
-    per_deployment = pods // deployments
-    parts = ['[scenario]\nname = "load"\nseed = 1\n', node_pools_toml(nodes, zones, "32", "128Gi")]
     sizes = (("100m", "128Mi"), ("250m", "512Mi"), ("500m", "1Gi"))
-    for d in range(deployments):
-        cpu, memory = sizes[d % len(sizes)]
-        parts.append(f"""
-[[deployments]]
-name = "app-{d}"
-replicas = {per_deployment}
-template = {{ labels = {{ app = "app-{d}" }}, requests = {{ cpu = "{cpu}", memory = "{memory}" }} }}
-""")
-    return "".join(parts)
+    return cluster_toml("load", nodes, pods, zones, deployments, sizes, attempts_per_tick=None)
 
 
 def open_once(path: Path, progress: bool) -> tuple[dict[str, float], Simulation]:

@@ -29,19 +29,9 @@ HERE = Path(__file__).resolve().parent
 
 
 def build_scenario_text(nodes: int, pods: int, zones: int, deployments: int) -> str:
-    from clusters import node_pools_toml
+    from clusters import cluster_toml
 
-    per_deployment = pods // deployments
-    parts = ['[scenario]\nname = "zone-outage-bench"\nseed = 1\n', "[scheduler]\nattemptsPerTick = 1000\n",
-             node_pools_toml(nodes, zones, "32", "128Gi")]
-    for d in range(deployments):
-        parts.append(f"""
-[[deployments]]
-name = "app-{d}"
-replicas = {per_deployment}
-template = {{ labels = {{ app = "app-{d}" }}, requests = {{ cpu = "100m", memory = "128Mi" }} }}
-""")
-    return "".join(parts)
+    return cluster_toml("zone-outage-bench", nodes, pods, zones, deployments)
 
 
 def place_initial_pods(sim) -> None:

@@ -74,6 +74,9 @@ def shots() -> list[Shot]:
         Shot("drain-blocked-pdbs", "The PodDisruptionBudget that blocks the drain", drain_pdb, default, "23s",
              "pdbs", "default/web"),
         Shot("pods", "All pods, with what happens next to each", zone_b_down, default, "6m40s", "pods"),
+        Shot("rollout-stuck", "A RollingUpdate whose surge pod cannot be scheduled: ProgressDeadlineExceeded",
+             lambda: load_scenario(SCENARIOS / "rollout-stuck.toml"), SCENARIOS / "rollout-stuck.toml", "12m5s",
+             "deployments", "web"),
         Shot("help", "? lists every key and its binding id", lambda: load_scenario(default), default, "5s", "nodes",
              keys=["question_mark"]),
     ]

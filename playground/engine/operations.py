@@ -443,10 +443,12 @@ class Operations:
         deployment = self.sim.store.deployments.get(op.deployment or "")
         if deployment is None:
             return self._refuse(op, f'deployments.apps "{op.deployment}" not found', f"Deployment/{op.deployment}")
-        if deployment.replicas != (op.replicas or 0):
-            deployment.generation += 1
-        deployment.replicas = op.replicas or 0
-        self.sim.workloads.mark_deployment(deployment.name)
+        replicas = op.replicas or 0
+        if deployment.replicas != replicas:
+            deployment.replicas = replicas
+            self.sim.workloads.spec_updated(deployment)
+        else:
+            self.sim.workloads.mark_deployment(deployment.name)
         return OperationResult(True, f"deployment.apps/{deployment.name} scaled")
 
 

@@ -69,8 +69,7 @@ def apply_template(sim, d: Deployment, template: PodTemplate) -> bool:
     if template_hash(template) == template_hash(d.template):
         return False
     d.template = template
-    d.generation += 1
-    sim.workloads.mark_deployment(d.name)
+    sim.workloads.spec_updated(d)
     return True
 
 
@@ -125,21 +124,13 @@ def rollout_handlers(ops: "Operations") -> dict[str, Callable[[Operation], Opera
         apply_template(sim, d, template)
         return OperationResult(True, f"deployment.apps/{d.name} rolled back")
 
-    def pause(op: Operation, d: Deployment) -> OperationResult:
-        if d.paused:
-            return refuse(op, f'deployments.apps "{d.name}" is already paused')
-        d.paused = True
-        d.generation += 1
-        sim.workloads.mark_deployment(d.name)
-        return OperationResult(True, f"deployment.apps/{d.name} paused")
-
-    def resume(op: Operation, d: Deployment) -> OperationResult:
-        if not d.paused:
-            return refuse(op, f'deployments.apps "{d.name}" is not paused')
-        d.paused = False
-        d.generation += 1
-        sim.workloads.mark_deployment(d.name)
-        return OperationResult(True, f"deployment.apps/{d.name} resumed")
+    def set_paused(op: Operation, d: Deployment, paused: bool) -> OperationResult:
+        """kubectl rollout pause / resume: spec.paused, a new generation."""
+        if d.paused == paused:
+            return refuse(op, f'deployments.apps "{d.name}" is {"already" if paused else "not"} paused')
+        d.paused = paused
+        sim.workloads.spec_updated(d)
+        return OperationResult(True, f"deployment.apps/{d.name} {'paused' if paused else 'resumed'}")
 
     def set_strategy(op: Operation, d: Deployment) -> OperationResult:
         from ..scenario.schema import DeploymentStrategySpec
@@ -155,15 +146,14 @@ def rollout_handlers(ops: "Operations") -> dict[str, Callable[[Operation], Opera
         if new == (d.strategy, d.max_surge, d.max_unavailable):
             return OperationResult(True, f"deployment.apps/{d.name} patched (no change)")
         d.strategy, d.max_surge, d.max_unavailable = new
-        d.generation += 1
-        sim.workloads.mark_deployment(d.name)
+        sim.workloads.spec_updated(d)
         return OperationResult(True, f"deployment.apps/{d.name} patched")
 
     return {
         "rollout": with_deployment(rollout),
         "rollout-undo": with_deployment(undo),
-        "pause-rollout": with_deployment(pause),
-        "resume-rollout": with_deployment(resume),
+        "pause-rollout": with_deployment(lambda op, d: set_paused(op, d, True)),
+        "resume-rollout": with_deployment(lambda op, d: set_paused(op, d, False)),
         "set-strategy": with_deployment(set_strategy),
     }
 

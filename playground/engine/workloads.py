@@ -225,6 +225,12 @@ class WorkloadControllers:
         self.dirty_deployments.add(name)
         self._kick()
 
+    def spec_updated(self, deployment: Deployment) -> None:
+        """A write to the Deployment's spec: the API server bumps metadata.generation, the
+        deployment controller hears of it."""
+        deployment.generation += 1
+        self.mark_deployment(deployment.name)
+
     def mark_replicaset(self, rs: ReplicaSet) -> None:
         self.mark_deployment(rs.deployment)
 

@@ -92,6 +92,20 @@ class Dialog(ModalScreen):
         error.update(Text(message))
         error.remove_class("-hidden")
 
+    def deployment_field(self, options: list[tuple[str, str]], value) -> ComposeResult:
+        """The "Deployment" row of the dialogs that act on one (scale, rollout, strategy)."""
+        with Horizontal(classes="field"):
+            yield Label("Deployment")
+            yield Select(options, value=value, allow_blank=False, id="deployment")
+
+    def chosen_deployment(self) -> str | None:
+        """The Deployment chosen in deployment_field, or None after saying one must be chosen."""
+        name = self.query_one("#deployment", Select).value
+        if not isinstance(name, str):
+            self.show_error("choose a deployment")
+            return None
+        return name
+
     @on(Button.Pressed, "#cancel")
     def _cancel(self) -> None:
         self.dismiss(None)
@@ -367,11 +381,8 @@ class ScaleDialog(Dialog):
 
     def body(self) -> ComposeResult:
         yield Static(Text("kubectl scale deployment NAME --replicas=N"), classes="help")
-        with Horizontal(classes="field"):
-            yield Label("Deployment")
-            yield Select([(f"{name} (replicas {n})", name) for name, n in self.deployments.items()],
-                         value=self.current if self.current is not None else Select.BLANK, allow_blank=False,
-                         id="deployment")
+        yield from self.deployment_field([(f"{name} (replicas {n})", name) for name, n in self.deployments.items()],
+                                         self.current if self.current is not None else Select.BLANK)
         with Horizontal(classes="field"):
             yield Label("--replicas")
             yield Input(value=str(self.deployments.get(self.current or "", 0)), id="replicas")
@@ -389,9 +400,8 @@ class ScaleDialog(Dialog):
         self.submit()
 
     def submit(self) -> None:
-        name = self.query_one("#deployment", Select).value
-        if not isinstance(name, str):
-            self.show_error("choose a deployment")
+        name = self.chosen_deployment()
+        if name is None:
             return
         text = self.query_one("#replicas", Input).value.strip()
         try:

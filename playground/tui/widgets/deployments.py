@@ -245,9 +245,7 @@ class RolloutDialog(Dialog):
     def body(self) -> ComposeResult:
         yield Static(Text("Change the pod template (empty fields stay as they are); change nothing for "
                           "kubectl rollout restart."), classes="help")
-        with Horizontal(classes="field"):
-            yield Label("Deployment")
-            yield Select([(n, n) for n in self.deployments], value=self.current, allow_blank=False, id="deployment")
+        yield from self.deployment_field([(n, n) for n in self.deployments], self.current)
         for key, label in (("cpu", "requests.cpu"), ("memory", "requests.memory"),
                            ("priorityClassName", "priorityClassName")):
             with Horizontal(classes="field"):
@@ -262,9 +260,8 @@ class RolloutDialog(Dialog):
         self.submit()
 
     def submit(self) -> None:
-        name = self.query_one("#deployment", Select).value
-        if not isinstance(name, str):
-            self.show_error("choose a deployment")
+        name = self.chosen_deployment()
+        if name is None:
             return
         spec: dict = {}
         requests = {k: self.query_one(f"#{k}", Input).value.strip() for k in ("cpu", "memory")}
@@ -289,10 +286,7 @@ class StrategyDialog(Dialog):
     def body(self) -> ComposeResult:
         d = self.deployments[self.current]
         yield Static(Text("maxSurge rounds up, maxUnavailable rounds down; both 0 is refused."), classes="help")
-        with Horizontal(classes="field"):
-            yield Label("Deployment")
-            yield Select([(n, n) for n in sorted(self.deployments)], value=self.current, allow_blank=False,
-                         id="deployment")
+        yield from self.deployment_field([(n, n) for n in sorted(self.deployments)], self.current)
         with Horizontal(classes="field"):
             yield Label("type")
             yield Select([("RollingUpdate", "RollingUpdate"), ("Recreate", "Recreate")], value=d.strategy,

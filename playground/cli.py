@@ -15,7 +15,8 @@ from .scenario.validation import MAX_TIME_MS
 from .units import UnitError, format_duration, parse_duration
 
 DEFAULT_SCENARIO = Path(__file__).resolve().parent.parent / "scenarios" / "default.toml"
-COMMANDS = ("validate", "sim", "check", "tui")
+COMMANDS = ("validate", "sim", "check", "tui", "import", "export")
+DUMP_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -34,6 +35,14 @@ def _parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="run a scenario and check its [[expect]] entries")
     check.add_argument("file")
     check.add_argument("--until", help="how long to run; default: the scenario's duration or the last expectation")
+    imp = sub.add_parser("import", help="make a scenario of a `kubectl get ... -o yaml|json` dump")
+    imp.add_argument("files", nargs="+", metavar="FILE", help="dump files (YAML or JSON); - reads stdin")
+    imp.add_argument("-o", "--output", help="the scenario file to write (default: stdout)")
+    imp.add_argument("--name", help="the scenario's name (default: the first file's name)")
+    exp = sub.add_parser("export", help="write a scenario as Kubernetes manifests and a kubectl timeline")
+    exp.add_argument("file")
+    exp.add_argument("-o", "--output", required=True, metavar="DIR", help="the folder to write into")
+    exp.add_argument("--speed", default="1", help="divide the timeline's times by this (default 1)")
     tui = sub.add_parser("tui", help="open the terminal UI (the default command)")
     tui.add_argument("file", nargs="?")
     tui.add_argument("--paused", action="store_true", help="start paused")
@@ -56,11 +65,20 @@ def main(argv: list[str] | None = None) -> int:
             return _sim(args.file, args.until, args.json)
         if args.command == "check":
             return _check(args.file, args.until)
+        if args.command == "import":
+            return _import(args.files, args.output, args.name)
+        if args.command == "export":
+            return _export(args.file, args.output, args.speed)
         return _tui(args.file, args.paused)
     except ScenarioError as exc:
         print(exc.format(), file=sys.stderr)
         return 2
     except UnitError as exc:
+        print(f"playground: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # a dump that cannot be read (manifests.ManifestError)
+        if type(exc).__name__ != "ManifestError":
+            raise
         print(f"playground: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:
@@ -151,9 +169,53 @@ def _check(file: str, until: str | None) -> int:
     return 1 if failed or missing else 0
 
 
+def _import(files: list[str], output: str | None, name: str | None) -> int:
+    from .manifests import import_files, scenario_text
+    from .scenario.saving import write_atomically
+
+    imported = import_files(files, name)
+    text = scenario_text(imported)
+    for line in imported.report.lines():
+        print(line, file=sys.stderr)
+    if output:
+        write_atomically(output, text)
+        print(f"wrote {output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _export(file: str, output: str, speed_text: str) -> int:
+    from .manifests.exporter import export
+
+    try:
+        speed = float(speed_text)
+    except ValueError:
+        speed = -1.0
+    if not speed > 0 or speed == float("inf"):
+        raise UnitError(f"--speed: expected a positive number such as 1 or 10, got {speed_text!r}")
+    scenario = load_scenario(file)
+    try:
+        written = export(scenario, output, speed)
+    except OSError as exc:
+        raise UnitError(f"{output}: cannot write: {exc.strerror or exc}") from None
+    for path in written:
+        print(path)
+    return 0
+
+
 def _tui(file: str | None, paused: bool) -> int:
     path = Path(file) if file else DEFAULT_SCENARIO
-    scenario = load_scenario(path)
+    if path.suffix.lower() in DUMP_SUFFIXES:
+        from .manifests import import_files
+
+        imported = import_files([str(path)])
+        for line in imported.report.lines():
+            print(line, file=sys.stderr)
+        scenario = imported.scenario
+        path = path.with_suffix(".toml")  # where a save goes: the dump itself stays as it was
+    else:
+        scenario = load_scenario(path)
     try:
         from .tui.app import PlaygroundApp
     except ImportError as exc:  # pragma: no cover - textual is a hard dependency

@@ -307,10 +307,63 @@ class Simulation:
 
     def _create_scenario_pod(self, index: int) -> None:
         spec = self.scenario.pods[index]
+        if getattr(spec, "owner", None) or getattr(spec, "mirror", False):
+            self._create_existing_pod(spec)
+            return
         template = template_from_spec(spec)
         op = Operation("create-pod", pod=spec.name, namespace=spec.namespace, template=template,
                        pod_node_name=spec.nodeName)
         self.operations.apply(op, origin="scenario")
+
+    def _create_existing_pod(self, spec) -> None:
+        """A pod that existed when its cluster was imported: bound to its node as it was, and owned by
+        its workload, which counts it as a replica (as a controller adopts the pods its selector
+        matches) instead of creating one."""
+        from .apiserver import AdmissionError
+        from .objects import OwnerRef
+        from .statefulset import POD_NAME_LABEL, claim_name
+        from .workloads import DAEMON_TOLERATIONS, pod_from_template
+
+        owner = None
+        template = template_from_spec(spec)
+        own_fields = bool(spec.model_fields_set & set(PodSpecFields.model_fields))
+        if spec.owner:
+            kind, _, name = spec.owner.partition("/")
+            if kind == "Deployment":
+                deployment = self.store.deployments[name]
+                rs_hash = self.workloads.deployments.template_hash(deployment)
+                owner = OwnerRef("ReplicaSet", f"{name}-{rs_hash}")
+                base = deployment.template
+            elif kind == "DaemonSet":
+                owner = OwnerRef("DaemonSet", name)
+                base = self.store.daemonsets[name].template
+            else:
+                owner = OwnerRef("StatefulSet", name)
+                base = self.store.statefulsets[f"{spec.namespace}/{name}"].template
+            if not own_fields:
+                template = base
+            if kind == "Deployment":
+                from .deployment import replica_set_template
+                template = replica_set_template(template, rs_hash)
+        pod = pod_from_template(self, spec.name, spec.namespace, template, owner)
+        pod.mirror = bool(getattr(spec, "mirror", False))
+        if owner is not None and owner.kind == "DaemonSet":
+            pod.affinity_node_name = spec.nodeName
+            pod.tolerations = pod.tolerations + DAEMON_TOLERATIONS
+        if owner is not None and owner.kind == "StatefulSet":
+            statefulset = self.store.statefulsets[f"{spec.namespace}/{owner.name}"]
+            pod.labels = {**pod.labels, POD_NAME_LABEL: spec.name}
+            claim = claim_name(statefulset, spec.name)
+            if claim is not None:
+                if not self.attachdetach.has_claim(spec.namespace, claim):
+                    self.attachdetach.create_claim(spec.namespace, claim)
+                pod.volume_claims = (claim,)
+        if spec.nodeName and spec.nodeName in self.store.nodes:
+            pod.node_name = spec.nodeName
+        try:
+            self.apiserver.create_pod(pod)
+        except AdmissionError as exc:
+            self.store.event("Warning", "FailedCreate", pod.ref, f"Error creating: {exc}", "playground-import")
 
     def _timeline_apply(self, index: int) -> None:
         entry = self.scenario.timeline[index]

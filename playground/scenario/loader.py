@@ -237,6 +237,7 @@ def _cross_check(scenario: Scenario) -> list[tuple[tuple[LocPart, ...], str]]:
 
     for i, pod in enumerate(scenario.pods):
         check_node(("pods", i, "nodeName"), pod.nodeName)
+    _check_owners(scenario, problems)
     deployments = {d.name for d in scenario.deployments}
     pods = {(p.namespace, p.name) for p in scenario.pods}
     for i, entry in enumerate(scenario.timeline):
@@ -269,6 +270,19 @@ def _cross_check(scenario: Scenario) -> list[tuple[tuple[LocPart, ...], str]]:
             if error:
                 problems.append((("expect", i, "drainBlockedBy"), error))
     return problems
+
+
+def _check_owners(scenario: Scenario, problems: list) -> None:
+    """An imported pod's owner must be a workload of the scenario, in the pod's namespace."""
+    owners = {("Deployment", d.namespace, d.name) for d in scenario.deployments}
+    owners |= {("DaemonSet", d.namespace, d.name) for d in scenario.daemonSets}
+    owners |= {("StatefulSet", s.namespace, s.name) for s in scenario.statefulSets}
+    for i, pod in enumerate(scenario.pods):
+        owner = getattr(pod, "owner", None)
+        if owner:
+            kind, _, name = owner.partition("/")
+            if (kind, pod.namespace, name) not in owners:
+                problems.append((("pods", i, "owner"), f"no {kind} named {name!r} in namespace {pod.namespace!r}"))
 
 
 def _kubelet_problems(scenario: Scenario) -> list[tuple[tuple[LocPart, ...], str]]:

@@ -358,6 +358,12 @@ class PodSpec(PodSpecFields):
     namespace: Namespace = "default"
     nodeName: str | None = None
     at: Time | None = None
+    # An existing pod of a workload ("Deployment/web", "DaemonSet/fluentd", "StatefulSet/db", in the pod's
+    # namespace), as `playground import` writes it: the controller counts it as one of its replicas
+    # instead of creating one. Without pod fields of its own it takes the workload's template.
+    owner: str | None = Field(None, pattern=r"^(Deployment|DaemonSet|StatefulSet)/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")
+    # a static pod's mirror (annotation kubernetes.io/config.mirror): kubectl drain skips it
+    mirror: bool = False
 
 
 def _int_or_percent(value: int | str) -> int | str:

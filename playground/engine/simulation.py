@@ -331,6 +331,9 @@ class Simulation:
             kind, _, name = spec.owner.partition("/")
             if kind == "Deployment":
                 deployment = self.store.deployments[name]
+                # The ReplicaSet exists before its pods do (as in the cluster imported), so the
+                # disruption controller finds their controller at t=0.
+                self.workloads.deployments.get_all_replica_sets(deployment, create=True)
                 rs_hash = self.workloads.deployments.template_hash(deployment)
                 owner = OwnerRef("ReplicaSet", f"{name}-{rs_hash}")
                 base = deployment.template

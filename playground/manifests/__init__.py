@@ -36,7 +36,7 @@ def _import(dump: Dump, name: str) -> Imported:
 
 def scenario_from_data(data: dict):
     """Validate an imported scenario; a problem names the dump object it came from."""
-    from ..scenario.loader import _cross_check, format_loc, problem_text
+    from ..scenario.loader import _cross_check, format_loc
     from ..scenario.schema import Scenario
 
     sources: dict[tuple[str, int], object] = {}
@@ -48,12 +48,18 @@ def scenario_from_data(data: dict):
     try:
         scenario = Scenario.model_validate(data)
     except ValidationError as exc:
-        raise ManifestError(_problems([(e["loc"], problem_text(e)) for e in exc.errors()], sources, format_loc)) \
+        raise ManifestError(_problems([(e["loc"], _message(e)) for e in exc.errors()], sources, format_loc)) \
             from None
     cross = _cross_check(scenario)
     if cross:
         raise ManifestError(_problems(cross, sources, format_loc))
     return scenario
+
+
+def _message(error: dict) -> str:
+    from ..scenario.loader import _problem
+
+    return _problem(error, {}).message
 
 
 def _problems(problems: list, sources: dict, format_loc) -> str:

@@ -25,6 +25,7 @@ KWOK_ANNOTATION = "kwok.x-k8s.io/node"
 MANAGED_BY = {"app.kubernetes.io/managed-by": "cluster-playground"}
 DEFAULT_START = 1000
 CLAIM_SIZE = "1Gi"
+NO_DEADLINE = 2**31 - 1  # deploymentutil.HasProgressDeadline: math.MaxInt32 means no deadline
 
 
 def _version(scenario: Scenario) -> str:
@@ -166,8 +167,9 @@ def manifests(scenario: Scenario) -> dict[str, list[dict]]:
             strategy.pop("rollingUpdate", None)
         spec["strategy"] = strategy
         spec.update({"minReadySeconds": d.minReadySeconds, "revisionHistoryLimit": d.revisionHistoryLimit})
-        if d.progressDeadlineSeconds is not None:
-            spec["progressDeadlineSeconds"] = d.progressDeadlineSeconds
+        # apps/v1 defaults an absent deadline to 600; MaxInt32 is how it says "none"
+        spec["progressDeadlineSeconds"] = d.progressDeadlineSeconds if d.progressDeadlineSeconds is not None \
+            else NO_DEADLINE
         if d.paused:
             spec["paused"] = True
         workloads.append({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": _meta(d.name, d.namespace),

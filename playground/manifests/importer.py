@@ -405,6 +405,8 @@ class Importer:
             for key in ("minReadySeconds", "progressDeadlineSeconds", "revisionHistoryLimit"):
                 if key in spec:
                     entry[key] = spec[key]
+            if entry.get("progressDeadlineSeconds") == 2**31 - 1:
+                entry["progressDeadlineSeconds"] = None  # math.MaxInt32: no deadline
             if spec.get("paused"):
                 entry["paused"] = True
         if item.kind == "StatefulSet":

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 
 from pydantic import ValidationError
 
+from .fastpath import SIMPLE_KEYS, pods_toml, simple_pod
 from .importer import SOURCE, Report, import_dump, scenario_name
-from .reader import Dump, ManifestError, read_files, read_texts
+from .reader import Dump, ManifestError, no_gc, read_files, read_texts
 
 __all__ = ["ManifestError", "Imported", "import_files", "import_texts", "scenario_from_data", "scenario_text"]
 
@@ -19,19 +20,23 @@ MAX_PROBLEMS = 10
 class Imported:
     scenario: object  # scenario.schema.Scenario
     report: Report
+    pods: list[dict] | None = None  # the pods as imported (the scenario's pods, as plain data)
 
 
 def import_files(paths: list[str], name: str | None = None) -> Imported:
-    return _import(read_files(paths), name or scenario_name(paths))
+    with no_gc():
+        return _import(read_files(paths), name or scenario_name(paths))
 
 
 def import_texts(texts: list[tuple[str, str]], name: str = "imported") -> Imported:
-    return _import(read_texts(texts), name)
+    with no_gc():
+        return _import(read_texts(texts), name)
 
 
 def _import(dump: Dump, name: str) -> Imported:
     data, report = import_dump(dump, name)
-    return Imported(scenario_from_data(data), report)
+    pods = [{k: v for k, v in p.items() if k != SOURCE} for p in data.get("pods", [])]
+    return Imported(scenario_from_data(data), report, pods)
 
 
 def scenario_from_data(data: dict):
@@ -45,6 +50,9 @@ def scenario_from_data(data: dict):
             for i, entry in enumerate(entries):
                 if isinstance(entry, dict) and SOURCE in entry:
                     sources[(section, i)] = entry.pop(SOURCE)
+    namespaces: dict[str, str | None] = {}
+    if data.get("pods"):
+        data["pods"] = [(simple_pod(p, namespaces) or p) if SIMPLE_KEYS.issuperset(p) else p for p in data["pods"]]
     try:
         scenario = Scenario.model_validate(data)
     except ValidationError as exc:
@@ -81,6 +89,11 @@ def scenario_text(imported: Imported) -> str:
     """The scenario as TOML, the import report at the top as comments."""
     from ..scenario.loader import dump_scenario
 
+    import tomli_w
+
     head = ["# Imported by `playground import`."]
     head += [f"# {line}" for line in imported.report.lines()]
-    return "\n".join(head) + "\n\n" + dump_scenario(imported.scenario)
+    if imported.pods is None:
+        return "\n".join(head) + "\n\n" + dump_scenario(imported.scenario)
+    rest = imported.scenario.model_dump(by_alias=True, exclude_unset=True, exclude_none=True, exclude={"pods"})
+    return "\n".join(head) + "\n\n" + tomli_w.dumps(rest) + pods_toml(imported.pods)

@@ -57,6 +57,9 @@ POD_FIELDS_KEPT = {"containers", "initContainers", "overhead", "priorityClassNam
                    "nodeSelector", "affinity", "terminationGracePeriodSeconds", "nodeName", "volumes",
                    "topologySpreadConstraints", "preemptionPolicy"}
 WORKLOAD_KINDS = ("Deployment", "DaemonSet", "StatefulSet")
+# the pod spec fields, besides containers and volumes, that decide what a pod imports as
+SIGNATURE_KEYS = ("priorityClassName", "priority", "overhead", "tolerations", "nodeSelector", "affinity",
+                  "topologySpreadConstraints", "terminationGracePeriodSeconds", "preemptionPolicy")
 SOURCE = "__source"  # the dump object an entry came from, for error messages; removed before validation
 
 
@@ -132,6 +135,9 @@ class Importer:
         self.workloads: dict[tuple[str, str, str], dict] = {}  # (kind, namespace, name) -> scenario entry
         self.templates: dict[tuple[str, str, str], dict] = {}  # the same -> its template, normalised
         self.rs_owner: dict[tuple[str, str], str] = {}          # (namespace, ReplicaSet) -> Deployment
+        self._counted: list[tuple] = []  # every (fields, counts, [pods]) of _pod_spec_fields
+        self._specs: dict[tuple, list] = {}  # (owner, namespace) -> recent (pod spec signature, (fields, counts))
+        self._owners: dict[tuple, tuple] = {}  # (namespace, owner reference, pod-template-hash) -> _owner's answer
         self.has_topology = "topologySpreadConstraints" in PodSpecFields.model_fields
         self.has_pod_affinity = "podAffinity" in AffinitySpec.model_fields
 
@@ -161,6 +167,9 @@ class Importer:
             if entries:
                 data[key] = entries
         pods = [p for p in (self._pod(item) for item in self.by_kind["Pod"]) if p]
+        for _fields, counts, hits in self._counted:
+            for what in counts:
+                self.report.count(what, hits[0])
         if pods:
             data["pods"] = pods
         pdbs = [p for p in (self._pdb(item) for item in self.by_kind["PodDisruptionBudget"]) if p]
@@ -284,7 +293,8 @@ class Importer:
 
     # ---------------------------------------------------------------- pod specs
 
-    def _pod_fields(self, spec: dict, labels: dict, annotations: dict, where: str) -> dict:
+    def _pod_fields(self, spec: dict, labels: dict, annotations: dict, where: str, counts: list[str]) -> dict:
+        """The scenario's pod fields of a pod spec; what they cannot hold goes to `counts`."""
         out: dict = {}
         if labels:
             out["labels"] = labels
@@ -297,7 +307,7 @@ class Importer:
         elif name:
             if priority is not None:
                 out["priority"] = priority
-            self.report.count(f"Pod priorityClassName {name!r} (no such PriorityClass in the dump; "
+            counts.append(f"Pod priorityClassName {name!r} (no such PriorityClass in the dump; "
                               f"{'the pod keeps its priority' if priority is not None else 'priority 0'})")
         elif priority:
             out["priority"] = priority
@@ -308,7 +318,7 @@ class Importer:
         if cpu or memory:
             out["requests"] = {"cpu": format_cpu(cpu), "memory": format_memory(memory)}
         if spec.get("initContainers"):
-            self.report.count("Pod init containers (only their effect on the pod's requests is kept)")
+            counts.append("Pod init containers (only their effect on the pod's requests is kept)")
         tolerations = []
         for t in spec.get("tolerations") or []:
             entry = {k: t[k] for k in ("key", "operator", "value", "effect", "tolerationSeconds")
@@ -324,14 +334,14 @@ class Importer:
             if key == "nodeAffinity" or (key in ("podAffinity", "podAntiAffinity") and self.has_pod_affinity):
                 kept[key] = value
             else:
-                self.report.count(f"Pod spec.affinity.{key} (not modelled yet)")
+                counts.append(f"Pod spec.affinity.{key} (not modelled yet)")
         if kept:
             out["affinity"] = kept
         if spec.get("topologySpreadConstraints"):
             if self.has_topology:
                 out["topologySpreadConstraints"] = spec["topologySpreadConstraints"]
             else:
-                self.report.count("Pod spec.topologySpreadConstraints (not modelled yet)")
+                counts.append("Pod spec.topologySpreadConstraints (not modelled yet)")
         grace = spec.get("terminationGracePeriodSeconds")
         if grace is not None and grace != 30:
             out["terminationGracePeriodSeconds"] = grace
@@ -343,12 +353,12 @@ class Importer:
                 continue
             else:
                 for kind in kinds:
-                    self.report.count(f"Pod volume {kind} (only emptyDir and a StatefulSet's claim are modelled)")
+                    counts.append(f"Pod volume {kind} (only emptyDir and a StatefulSet's claim are modelled)")
         for key in spec:
             if key not in POD_FIELDS_KEPT:
-                self.report.count(f"Pod spec.{key}")
+                counts.append(f"Pod spec.{key}")
         if spec.get("preemptionPolicy") not in (None, "PreemptLowerPriority") and not name:
-            self.report.count("Pod spec.preemptionPolicy without a PriorityClass")
+            counts.append("Pod spec.preemptionPolicy without a PriorityClass")
         if START_ANNOTATION in annotations:
             out["startDuration"] = annotations[START_ANNOTATION]
         if STOP_ANNOTATION in annotations:
@@ -366,7 +376,10 @@ class Importer:
             raise ManifestError(f"{where}: spec.template.spec.containers is missing")
         labels = _labels(meta.get("labels"), f"{where}: spec.template.metadata.labels")
         annotations = _mapping(meta.get("annotations"), f"{where}: spec.template.metadata.annotations")
-        return self._pod_fields(pod_spec, labels, annotations, f"{item.kind} {item.namespace}/{item.name}")
+        counts: list[str] = []
+        fields = self._pod_fields(pod_spec, labels, annotations, f"{item.kind} {item.namespace}/{item.name}", counts)
+        self.report.counts.update(counts)
+        return fields
 
     # ---------------------------------------------------------------- workloads
 
@@ -433,10 +446,17 @@ class Importer:
         if ref is None or ref.get("kind") == "Node":
             return None, mirror, None
         kind, name = ref.get("kind"), ref.get("name", "")
+        cache_key = (item.namespace, kind, name, (meta.get("labels") or {}).get("pod-template-hash"), mirror)
+        answer = self._owners.get(cache_key)
+        if answer is None:
+            answer = self._owners[cache_key] = self._resolve_owner(item, kind, name, cache_key[3], mirror)
+        return answer
+
+    def _resolve_owner(self, item: Item, kind: str, name: str, rs_hash: str | None,
+                       mirror: bool) -> tuple[str | None, bool, str | None]:
         if kind == "ReplicaSet":
             deployment = self.rs_owner.get((item.namespace, name))
             if deployment is None:
-                rs_hash = (meta.get("labels") or {}).get("pod-template-hash")
                 if rs_hash and name.endswith(f"-{rs_hash}"):
                     deployment = name[: -len(rs_hash) - 1]
             if deployment and ("Deployment", item.namespace, deployment) in self.workloads:
@@ -447,16 +467,16 @@ class Importer:
         return None, mirror, kind
 
     def _pod(self, item: Item) -> dict | None:
-        where = f"{item.source}: {item.ref}"
-        status = item.obj.get("status") or {}
+        obj = item.obj
+        status = obj.get("status") or {}
         phase = status.get("phase")
-        if phase in ("Succeeded", "Failed"):
+        if phase == "Succeeded" or phase == "Failed":
             self.report.count(f"Pod in phase {phase} (holds no capacity; not imported)")
             return None
-        spec = _mapping(item.obj.get("spec"), f"{where}: spec")
-        if "containers" not in spec:
-            raise ManifestError(f"{where}: spec.containers is missing; a Pod needs containers")
-        meta = item.metadata
+        spec = obj.get("spec")
+        if not isinstance(spec, dict) or "containers" not in spec:
+            raise ManifestError(f"{item.source}: {item.ref}: spec.containers is missing; a Pod needs containers")
+        meta = obj["metadata"]
         if meta.get("deletionTimestamp"):
             self.report.count("Pod being deleted at the time of the dump (imported as running)")
         owner, mirror, other = self._owner(item)
@@ -475,20 +495,49 @@ class Importer:
             entry["owner"] = owner
         if mirror:
             entry["mirror"] = True
-        labels = {k: v for k, v in _labels(meta.get("labels"), f"{where}: metadata.labels").items()
-                  if not owner or k not in CONTROLLER_LABELS}
-        fields = self._pod_fields(spec, labels, meta.get("annotations") or {},
-                                  f"{owner.split('/')[0] if owner else 'Pod'} {item.namespace}/{item.name}")
-        if owner:
-            kind, _, name = owner.partition("/")
-            if _normal(fields, kind) == self.templates[(kind, item.namespace, name)]:
-                return entry  # created from the template as it is now
-            if kind == "DaemonSet":
-                fields["tolerations"] = [t for t in fields.get("tolerations", []) if _tol(t) not in DAEMON_TOLERATIONS]
-                if not fields["tolerations"]:
-                    del fields["tolerations"]
-        entry.update(fields)
+        fields = self._pod_spec_fields(item, spec, meta, owner)
+        if fields:
+            entry.update(fields)
         return entry
+
+    def _pod_spec_fields(self, item: Item, spec: dict, meta: dict, owner: str | None) -> dict | None:
+        """A pod's own fields, or None when it is its owner's template as it is now. Pods of one
+        workload share their spec but for names (node, token volume): the work is done once per
+        distinct spec, and repeated for the report's counts only."""
+        labels = meta.get("labels") or {}
+        annotations = meta.get("annotations") or {}
+        key = (labels if not owner else [kv for kv in labels.items() if kv[0] not in CONTROLLER_LABELS],
+               annotations.get(START_ANNOTATION), annotations.get(STOP_ANNOTATION),
+               [(c.get("resources"), c.get("restartPolicy")) for c in spec.get("containers") or ()],
+               [(c.get("resources"), c.get("restartPolicy")) for c in spec.get("initContainers") or ()],
+               [spec.get(k) for k in SIGNATURE_KEYS],
+               {k for v in spec.get("volumes") or () for k in v if k != "name"}, list(spec))
+        # a few distinct specs per owner at most (a rollout's two templates): compared, not hashed
+        variants = self._specs.setdefault((owner, item.namespace if owner else None), [])
+        cached = next((result for seen, result in variants if seen == key), None)
+        if cached is None:
+            counts: list[str] = []
+            labels = {k: v for k, v in _labels(labels, f"{item.source}: {item.ref}: metadata.labels").items()
+                      if not owner or k not in CONTROLLER_LABELS}
+            where = f"{owner.split('/')[0] if owner else 'Pod'} {item.namespace}/{item.name}"
+            fields = self._pod_fields(spec, labels, annotations, where, counts)
+            if owner:
+                kind, _, name = owner.partition("/")
+                if _normal(fields, kind) == self.templates[(kind, item.namespace, name)]:
+                    fields = None  # created from the template as it is now
+                elif kind == "DaemonSet":
+                    fields["tolerations"] = [t for t in fields.get("tolerations", [])
+                                             if _tol(t) not in DAEMON_TOLERATIONS]
+                    if not fields["tolerations"]:
+                        del fields["tolerations"]
+            cached = (fields, counts, [0])
+            self._counted.append(cached)
+            variants.append((key, cached))
+            if len(variants) > 8:
+                del variants[0]
+        fields, counts, hits = cached
+        hits[0] += 1  # its counts go to the report once, times the pods (Importer.run)
+        return dict(fields) if fields is not None else None
 
     # ---------------------------------------------------------------- PodDisruptionBudgets
 

@@ -37,6 +37,7 @@ from .files import ScenarioFiles
 from .flows import OperationFlows
 from .keymap import KeymapError, default_keymap_path, load_keymap
 from .runner import EngineRunner, FrameResult
+from .screens.dialog import ConfirmDialog
 from .screens.help import HelpScreen
 from .screens.view_prompt import ViewPrompt
 from .timecontrol import TimeControl
@@ -90,6 +91,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         self.frame_ticks: deque[int] = deque(maxlen=10_000)
         self.last_result: OperationResult | None = None
         self.messages: deque[tuple[str, str, str]] = deque(maxlen=200)  # (severity, title, message) shown
+        self.saved_operations = 0  # this session's operations already in a saved file
 
     # ---------------------------------------------------------------- layout
 
@@ -131,6 +133,12 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         gc.unfreeze()
         gc.collect()
         gc.freeze()
+
+    def on_resize(self) -> None:
+        # Narrow terminals: the footer's compact style fits more keys before it cuts the rest.
+        footer = self.query(Footer)
+        if footer:
+            footer.first().compact = self.size.width < 120
 
     def on_unmount(self) -> None:
         self.runner.close()
@@ -260,9 +268,9 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
 
     @work(group="dialogs")
     async def action_view_prompt(self) -> None:
-        choice = await self.push_screen_wait(ViewPrompt(VIEW_ALIASES))
+        choice = await self.push_screen_wait(ViewPrompt(VIEW_ALIASES, list(self.views)))
         if choice == "quit":
-            self.exit()
+            self.action_quit()
         elif choice:
             self.action_view(choice)
 
@@ -274,6 +282,24 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
+
+    def unsaved_operations(self) -> int:
+        return len(self.sim.session_entries()) - self.saved_operations
+
+    @work(group="dialogs")
+    async def action_quit(self) -> None:
+        """Quit, but ask first while this session has operations no file holds (they would be lost)."""
+        await self.wait_idle()
+        unsaved = self.unsaved_operations()
+        if unsaved > 0:
+            ok = await self.push_screen_wait(ConfirmDialog(
+                "Quit without saving?",
+                Text(f"{unsaved} operation(s) of this session are not saved. Cancel and press ctrl+s to save the "
+                     "scenario with them as timeline entries, or quit and lose them."),
+                "Quit"))
+            if not ok:
+                return
+        self.exit()
 
     # ---------------------------------------------------------------- operations
 
@@ -297,6 +323,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         """Replace the running simulation (the old one is dropped, even mid-tick)."""
         self.sim = Simulation(scenario, event_limit=self.event_limit)
         self.scenario_path = Path(path) if path is not None else None
+        self.saved_operations = 0
         self.runner.replace(self.sim)
         for view in self.views.values():
             view.load()

@@ -29,7 +29,7 @@ def global_bindings() -> list[Binding]:
         *time_bindings(),
         *views,
         Binding("colon", "view_prompt", "Go to view…", show=False, id="playground.view-prompt",
-                tooltip="k9s-style prompt: :nodes, :pods, :pending, :leases, :events, :deploy, :q"),
+                tooltip="k9s-style prompt: :nodes, :pods, :pending, :leases, :events, :pdbs, :deploy, :q"),
         Binding("slash", "filter", "Filter", id="playground.filter", tooltip="Filter the current view"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="playground.clear-filter",
                 tooltip="Clear the current view's filter"),

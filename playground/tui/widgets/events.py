@@ -1,4 +1,5 @@
-"""The Events view: the event recorder's log, following its tail."""
+"""The Events view: the event recorder's log, following its tail. A refused operation is the user's
+message (a notification), not a cluster event: the view leaves it out."""
 
 from __future__ import annotations
 
@@ -71,7 +72,8 @@ class EventsView(TableView):
         kept = list(recorder.events)
         first = recorder.total - len(kept) + 1
         for offset, event in enumerate(kept):
-            self.events[first + offset] = event
+            if fmt.is_cluster_event(event):
+                self.events[first + offset] = event
         self.seen = recorder.total
         self.table.replace_all(self.events)
         self.table.action_last()
@@ -84,8 +86,9 @@ class EventsView(TableView):
         first = recorder.total - len(new) + 1
         keys = []
         for offset, event in enumerate(new):
-            self.events[first + offset] = event
-            keys.append(first + offset)
+            if fmt.is_cluster_event(event):
+                self.events[first + offset] = event
+                keys.append(first + offset)
         self.seen = recorder.total
         limit = recorder.events.maxlen
         dropped: list[int] = []

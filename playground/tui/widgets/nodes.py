@@ -25,12 +25,13 @@ class NodeSource(Source):
         sim = self.sim
         node = sim.store.nodes.get(str(key))
         if node is None:
-            return [fmt.plain(key), Text("gone", style="dim")]
+            # The Node object was deleted; its machine remains (a kubelet that starts registers it again).
+            return [fmt.plain(key, "dim"), Text("<deleted>", style="dim", end=""), "", fmt.machine_state(sim, str(key))]
         now = sim.clock.now
         return [
             fmt.plain(node.name, "bold"),
             fmt.node_status_text(node),
-            fmt.plain(node.zone or '""'),
+            fmt.plain(fmt.zone_label(node.zone), "" if node.zone else "dim"),
             fmt.machine_state(sim, node.name),
             fmt.plain(fmt.compact_taints(node.taints), "yellow"),
             Text(fmt.cpu_pair(node.requested_cpu, node.allocatable_cpu),
@@ -48,7 +49,7 @@ class NodeSource(Source):
         sim = self.sim
         node = sim.store.nodes.get(str(key))
         if node is None:
-            return str(key)
+            return f"{key} deleted"
         kubelet = sim.kubelets.get(node.name)
         state = kubelet.state_label() if kubelet else ""
         return f"{node.name} {fmt.node_status(node)} {node.zone} {state} {fmt.compact_taints(node.taints)}"
@@ -84,7 +85,8 @@ class NodesView(TableView):
         return NodeSource(self)
 
     def row_keys(self) -> Iterable[str]:
-        return self.sim.store.nodes
+        # Machines whose Node object was deleted keep a row, so that their kubelet can be restarted.
+        return dict.fromkeys([*self.sim.store.nodes, *self.sim.kubelets])
 
     def load(self) -> None:
         super().load()
@@ -92,11 +94,12 @@ class NodesView(TableView):
 
     def apply(self, changes: ChangeSet) -> None:
         nodes = self.sim.store.nodes
+        machines = self.sim.kubelets
         if changes.removed_nodes:
-            self.table.remove(k for k in changes.removed_nodes if k not in nodes)
-        changed = changes.nodes | getattr(changes, "drains", set())
+            self.table.remove(k for k in changes.removed_nodes if k not in nodes and k not in machines)
+        changed = changes.nodes | changes.removed_nodes | getattr(changes, "drains", set())
         if changed:
-            self.table.upsert([k for k in changed if k in nodes])
+            self.table.upsert([k for k in changed if k in nodes or k in machines])
 
     def frame(self, time_moved: bool) -> None:
         super().frame(time_moved)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Hashable, Iterable, Iterator, Protocol, Sequence
 
 from rich.cells import cell_len, set_cell_size
@@ -40,13 +40,15 @@ BULK = 64  # above this many keys a change is merged into the sorted list in one
 class Column:
     key: str
     label: str
-    width: int = 0  # grows to the widest cell seen on screen, up to max_width
+    width: int = 0  # fits the widest cell on screen, between min_width and max_width
     max_width: int = 40
     justify: str = "left"
     flex: bool = False  # takes the width left over (the last, long column: MESSAGE, REASON)
+    min_width: int = field(default=0, init=False)
 
     def __post_init__(self) -> None:
         self.width = max(self.width, cell_len(self.label))
+        self.min_width = self.width
 
 
 class RowSource(Protocol):
@@ -157,6 +159,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self._cache: dict[Hashable, Strip] = {}
         self._header_cache: Strip | None = None
         self._widths_grew = False
+        self._natural: dict[Hashable, tuple[int, ...]] = {}  # a rendered row's cell widths, for fitting
         self._last_posted: Hashable | None = object()
         self.render_count = 0  # lines rendered (for tests and the benchmark)
 
@@ -246,6 +249,10 @@ class VirtualTable(ScrollView, can_focus=True):
     def replace_all(self, keys: Iterable[Hashable]) -> None:
         """Set the rows from scratch (loading a scenario). Not for per-tick use."""
         source = self.source
+        for column in self.columns:
+            column.width = column.min_width
+        self._header_cache = None
+        self._natural.clear()
         self._skeys = {key: source.sort_key(key) for key in keys}
         if self._stable:
             texts = dict(self._source_texts(self._skeys))
@@ -434,6 +441,34 @@ class VirtualTable(ScrollView, can_focus=True):
         self._cache.clear()
         self.refresh()
 
+    def render_lines(self, crop):
+        lines = super().render_lines(crop)
+        self._fit_widths()
+        return lines
+
+    def _fit_widths(self) -> None:
+        """Columns as wide as their widest cell on screen (within their bounds): a column widened by a
+        long value narrows again once no visible row needs it (k9s sizes columns from the rows)."""
+        natural = self._natural
+        widths = [c.min_width for c in self.columns]
+        for key in self.visible_keys():
+            row = natural.get(key)
+            if row is None:
+                return  # not rendered yet (the engine was busy): fit at the next paint
+            for i, width in enumerate(row[:len(widths)]):
+                if width > widths[i]:
+                    widths[i] = width
+        changed = False
+        for column, width in zip(self.columns, widths):
+            width = min(width, max(column.max_width, column.min_width))
+            if not column.flex and width != column.width:
+                column.width = width
+                changed = True
+        if changed:
+            self._header_cache = None
+            self._update_virtual_size()
+            self.call_later(self._invalidate_all)
+
     # ---------------------------------------------------------------- cursor
 
     def move_cursor(self, index: int, *, scroll: bool = True) -> None:
@@ -580,7 +615,9 @@ class VirtualTable(ScrollView, can_focus=True):
                 self.render_count += 1
                 if len(self._cache) > 4 * max(self.visible_rows, 16):
                     self._cache.clear()
+                    self._natural.clear()
                 self._cache[key] = cached
+                self._natural[key] = tuple(c.cell_len if isinstance(c, Text) else cell_len(str(c)) for c in cells)
             else:
                 # The engine is busy in its thread: show the key until the next frame fills it in.
                 style = self.get_component_rich_style("vtable--placeholder")
@@ -623,7 +660,7 @@ class VirtualTable(ScrollView, can_focus=True):
                 gap = width - text.cell_len
                 if column.justify == "right" and gap > 0:
                     segments.append(Segment(" " * gap))
-                segments.extend(text.render(console))
+                segments.extend(text_segments(text, console))
                 if column.justify != "right" and gap > 0:
                     segments.append(Segment(" " * gap))
             else:
@@ -642,3 +679,11 @@ class VirtualTable(ScrollView, can_focus=True):
             segments.append(Segment(" " * (width + 2 * self.cell_padding)))
         segments = list(Segment.apply_style(segments, base))
         return Strip(segments)
+
+
+def text_segments(text: Text, console) -> list[Segment]:
+    """A Text's segments with its own style. `Text.render` drops the style of a Text without spans
+    (it yields the bare string), which lost every cell colour."""
+    if text.spans or not text.style:
+        return list(text.render(console))
+    return [Segment(text.plain, console.get_style(text.style))]

@@ -63,10 +63,17 @@ class ScenarioFiles:
         return (f"{'overwrote' if existed else 'wrote'} {path} with {operations} operation(s) of this session "
                 "as timeline entries")
 
+    def export_to(self, folder: Path) -> str:
+        from ..manifests.exporter import export
+
+        written = export(self.sim.replay_scenario(), folder)
+        return (f"exported {len(written)} files to {folder}: kubectl apply -f {folder}, then run "
+                f"{folder / 'timeline.sh'} (README, \"Export\")")
+
     @work(group="dialogs")
     async def action_save(self) -> None:
         await self.wait_idle()
-        message = await self.push_screen_wait(SaveDialog(self.default_save_path(), self.save_to))
+        message = await self.push_screen_wait(SaveDialog(self.default_save_path(), self.save_to, self.export_to))
         if message:
             self.notify(Text(message), title="Saved")
 

@@ -78,10 +78,12 @@ class LoadDialog(Dialog):
 class SaveDialog(Dialog):
     """Save the scenario plus this session's operations (as timeline entries), atomically."""
 
-    def __init__(self, default: Path, saver: Callable[[Path], str]) -> None:
+    def __init__(self, default: Path, saver: Callable[[Path], str],
+                 exporter: Callable[[Path], str] | None = None) -> None:
         super().__init__()
         self.default = default
         self.saver = saver
+        self.exporter = exporter  # "Export": Kubernetes manifests and timeline.sh into a folder
 
     def dialog_title(self) -> str:
         return "Save the scenario"
@@ -94,10 +96,29 @@ class SaveDialog(Dialog):
 
     def buttons(self) -> Iterable[Button]:
         yield Button("Save", id="ok", variant="primary")
+        if self.exporter is not None:
+            yield Button("Export for kwok", id="export")
         yield Button("Cancel", id="cancel")
 
     def on_mount(self) -> None:
         self.query_one("#path", Input).focus()
+
+    @on(Button.Pressed, "#export")
+    def export(self) -> None:
+        """The path as a folder: the scenario (with this session) as manifests and timeline.sh."""
+        text = self.query_one("#path", Input).value.strip()
+        if not text or self.exporter is None:
+            self.show_error("type a folder to export into")
+            return
+        path = Path(text).expanduser()
+        if path.suffix == ".toml":
+            path = path.with_suffix("")  # the folder beside the file that Save would write
+        try:
+            message = self.exporter(path)
+        except Exception as exc:  # OSError: show, keep the dialog open
+            self.show_error(f"{type(exc).__name__}: {exc}")
+            return
+        self.dismiss(message)
 
     @on(Input.Submitted)
     def _submitted(self) -> None:

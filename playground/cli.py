@@ -182,6 +182,11 @@ def _import(files: list[str], output: str | None, name: str | None) -> int:
         print(f"wrote {output}", file=sys.stderr)
     else:
         sys.stdout.write(text)
+    from .scenario.validation import MAX_FILE_BYTES
+
+    if len(text.encode()) > MAX_FILE_BYTES:
+        print(f"note: the scenario is larger than the {MAX_FILE_BYTES // 2**20} MiB a scenario file may have; "
+              f"open the dump itself instead: playground {files[0]}", file=sys.stderr)
     return 0
 
 

@@ -45,7 +45,7 @@ values = st.recursive(st.one_of(st.booleans(), st.integers(-10**12, 10**12), tex
                                               st.dictionaries(text, inner, max_size=3)), max_leaves=8)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(st.dictionaries(text, values, min_size=1, max_size=4), max_size=4))
 def test_pods_toml_reads_back_as_tomli_w_writes_it(pods):
     mine = tomllib.loads(pods_toml(pods))

@@ -28,10 +28,6 @@ CLAIM_SIZE = "1Gi"
 NO_DEADLINE = 2**31 - 1  # deploymentutil.HasProgressDeadline: math.MaxInt32 means no deadline
 
 
-def _version(scenario: Scenario) -> str:
-    return getattr(scenario.scenario, "kubernetesVersion", "1.35")
-
-
 def priority_class_name(value: int) -> str:
     return f"priority-{value}" if value >= 0 else f"priority-minus-{-value}"
 

@@ -44,6 +44,7 @@ from .screens.help import HelpScreen
 from .screens.object_view import ObjectScreen
 from .screens.view_prompt import ViewPrompt
 from .timecontrol import TimeControl
+from .widgets.footer import FittingFooter
 from .widgets.header import ClusterHeader, ViewTabs
 from .widgets.views import VIEW_CLASSES, VIEW_TITLES, EventsView, NodesView, TableView, has_pdbs
 
@@ -105,7 +106,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         yield self.tabs
         with ContentSwitcher(initial=self.current_view, id="views"):
             yield from self.views.values()
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         keymap: dict[str, str] = {}

@@ -28,19 +28,23 @@ from textual.binding import Binding
 from textual.widgets import ContentSwitcher, Footer
 
 from ..engine import Operation, OperationResult, Simulation
+from ..engine.manifests import node_manifest, pod_manifest, to_yaml
 from ..scenario import Scenario
 from . import format as fmt
 from .actions import VIEW_ALIASES
 from .bindings import binding_groups, global_bindings
 from .commands import PaletteCommand, PlaygroundCommands, palette_commands
+from .describe import describe_node, describe_pod
 from .files import ScenarioFiles
 from .flows import OperationFlows
 from .keymap import KeymapError, default_keymap_path, load_keymap
 from .runner import EngineRunner, FrameResult
 from .screens.dialog import ConfirmDialog
 from .screens.help import HelpScreen
+from .screens.object_view import ObjectScreen
 from .screens.view_prompt import ViewPrompt
 from .timecontrol import TimeControl
+from .widgets.footer import FittingFooter
 from .widgets.header import ClusterHeader, ViewTabs
 from .widgets.views import VIEW_CLASSES, VIEW_TITLES, EventsView, NodesView, TableView, has_pdbs
 
@@ -102,7 +106,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         yield self.tabs
         with ContentSwitcher(initial=self.current_view, id="views"):
             yield from self.views.values()
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         keymap: dict[str, str] = {}
@@ -276,6 +280,37 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
 
     def action_filter(self) -> None:
         self.views[self.current_view].open_filter()
+
+    def selected_object(self) -> tuple[str, str] | None:
+        """("node", name) or ("pod", namespace/name) selected in the current view."""
+        if self.current_view == "nodes":
+            node = self.selected_node()
+            return ("node", node) if node is not None else None
+        pod = self.selected_pod()
+        return ("pod", pod) if pod is not None else None
+
+    def action_describe(self) -> None:
+        self.open_object("describe")
+
+    def action_yaml(self) -> None:
+        self.open_object("yaml")
+
+    def open_object(self, mode: str) -> None:
+        """k9s' describe (v) and YAML (y) views of the selected node or pod."""
+        target = self.selected_object()
+        if target is None:
+            self.notify("Select a node (Nodes view) or a pod (Pods, Pending views) first.", severity="warning")
+            return
+        kind, name = target
+
+        def produce(mode: str) -> str | None:
+            sim = self.sim  # read at each refresh: loading a scenario replaces it
+            if mode == "describe":
+                return describe_node(sim, name, self.epoch) if kind == "node" else describe_pod(sim, name, self.epoch)
+            manifest = node_manifest(sim, name, self.epoch) if kind == "node" else pod_manifest(sim, name, self.epoch)
+            return to_yaml(manifest) if manifest is not None else None
+
+        self.push_screen(ObjectScreen(kind, name, mode, produce, lambda: self.engine_idle))
 
     def action_clear_filter(self) -> None:
         self.views[self.current_view].clear_filter()

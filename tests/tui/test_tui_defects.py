@@ -87,6 +87,15 @@ async def test_at_80x24_the_conditions_keep_their_status_and_the_header_does_not
         assert "STATUS" in conditions.splitlines()[1]
         assert any(line.split()[:2] == ["Ready", "True"] for line in conditions.splitlines())
         assert app.header.size.height == 2  # scenario and clock on one line, zones on the next
+        # The footer leaves out the keys that do not fit whole, instead of cutting one mid-word.
+        for _ in range(5):
+            await pilot.pause()
+        from playground.tui.widgets.footer import FittingFooter
+        footer = app.query_one(FittingFooter)
+        palette = next(c for c in footer.children if c.has_class("-command-palette"))
+        shown = [c for c in footer.children if c.display and c is not palette]
+        assert shown and all(c.region.right <= palette.region.x for c in shown)
+        assert any(not c.display for c in footer.children)
         await press(pilot, "question_mark")
         body = app.screen.query_one("#help-body")
         help_text = rendered(body.content, width=body.size.width)

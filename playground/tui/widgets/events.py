@@ -11,7 +11,7 @@ from ...engine.objects import Event
 from ...engine.store import ChangeSet
 from ...units import format_age
 from .. import format as fmt
-from .tableview import Source, TableView
+from .tableview import Source, TableView, sort_bindings
 from .vtable import Column
 
 if TYPE_CHECKING:
@@ -36,6 +36,16 @@ class EventSource(Source):
             fmt.plain(event.message),
         ]
 
+    def sort_value(self, column: str, key: Hashable):
+        event = self.view.events.get(key)  # type: ignore[attr-defined]
+        if event is None:
+            return (1,)
+        if column == "last":
+            return (0, -event.time)  # the youngest first, as ages sort
+        if column in ("type", "reason", "object"):
+            return (0, getattr(event, column))
+        return NotImplemented
+
     def match_text(self, key: Hashable) -> str:
         event = self.view.events.get(key)  # type: ignore[attr-defined]
         if event is None:
@@ -47,6 +57,8 @@ class EventsView(TableView):
     TITLE = "Events"
     FILTER_HINT = "filter events by type, reason, object, message or source"
     FOLLOW_TAIL = True
+    SORTS = (("A", "last", "LAST SEEN"), ("T", "type", "TYPE"), ("R", "reason", "REASON"), ("O", "object", "OBJECT"))
+    BINDINGS = sort_bindings(SORTS)
 
     def __init__(self, playground: "PlaygroundApp", *, id: str) -> None:
         self.events: dict[int, Event] = {}

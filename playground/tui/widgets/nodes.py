@@ -13,7 +13,7 @@ from ...units import format_age
 from .. import format as fmt
 from ..actions import node_bindings
 from .details import node_detail
-from .tableview import Source, TableView, natural_key
+from .tableview import Source, TableView, natural_key, sort_bindings
 from .vtable import Column, VirtualTable
 
 
@@ -45,6 +45,32 @@ class NodeSource(Source):
             format_age(now - node.creation_time),
         ]
 
+    def sort_value(self, column: str, key: Hashable):
+        sim = self.sim
+        node = sim.store.nodes.get(str(key))
+        if node is None:
+            return (1,)  # deleted Node objects last, whatever the column
+        if column == "name":
+            value = natural_key(node.name)
+        elif column == "status":
+            value = fmt.node_status(node)
+        elif column == "zone":
+            value = node.zone
+        elif column == "cpu":
+            value = node.requested_cpu
+        elif column == "memory":
+            value = node.requested_memory
+        elif column == "pods":
+            value = node.pod_count
+        elif column == "lease":
+            age = fmt.lease_age(sim, node.name)
+            value = -1 if age is None else age
+        elif column == "age":
+            value = -node.creation_time
+        else:
+            return NotImplemented
+        return (0, value)
+
     def match_text(self, key: Hashable) -> str:
         sim = self.sim
         node = sim.store.nodes.get(str(key))
@@ -64,7 +90,9 @@ class NodesView(TableView):
     NodesView > #node-detail { height: 1fr; }
     """
 
-    BINDINGS = node_bindings()
+    SORTS = (("N", "name", "NAME"), ("S", "status", "STATUS"), ("Z", "zone", "ZONE"), ("C", "cpu", "CPU"),
+             ("M", "memory", "MEMORY"), ("P", "pods", "PODS"), ("L", "lease", "LEASE AGE"), ("A", "age", "AGE"))
+    BINDINGS = node_bindings() + sort_bindings(SORTS)
 
     def columns(self) -> list[Column]:
         return [
@@ -76,7 +104,7 @@ class NodesView(TableView):
             Column("cpu", "CPU", 7, 14, "right"),
             Column("memory", "MEMORY", 10, 18, "right"),
             Column("pods", "PODS", 7, 9, "right"),
-            Column("lease", "LEASE AGE", 9, 9, "right"),
+            Column("lease", "LEASE AGE", 9, 10, "right", volatile=True),
             Column("drain", "DRAIN", 5, 9),
             Column("age", "AGE", 5, 8, "right"),
         ]

@@ -16,6 +16,7 @@ log) keeps showing the newest row while the cursor is on the last row and the vi
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -44,11 +45,36 @@ class Column:
     max_width: int = 40
     justify: str = "left"
     flex: bool = False  # takes the width left over (the last, long column: MESSAGE, REASON)
+    volatile: bool = False  # its sort values change with time alone (ages): re-sorted on each frame
     min_width: int = field(default=0, init=False)
 
     def __post_init__(self) -> None:
         self.width = max(self.width, cell_len(self.label))
         self.min_width = self.width
+
+
+class Descending:
+    """A sort value in reverse order, so that rows sorted descending stay one ascending list (bisect)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __lt__(self, other: "Descending") -> bool:
+        return other.value < self.value
+
+    def __gt__(self, other: "Descending") -> bool:
+        return self.value < other.value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Descending) and self.value == other.value
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __repr__(self) -> str:
+        return f"Descending({self.value!r})"
 
 
 class RowSource(Protocol):
@@ -61,6 +87,9 @@ class RowSource(Protocol):
     def cells(self, key: Hashable) -> Sequence["str | Text"]: ...
 
     def match_text(self, key: Hashable) -> str: ...
+
+    # Optional: `sort_value(column_key, key)`, a comparable value of a row for a column (else the
+    # cell's text, numbers compared as numbers).
 
 
 class VirtualTable(ScrollView, can_focus=True):
@@ -154,6 +183,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self._all: list[tuple] = []  # every row, sorted
         self._rows: list[tuple] = self._all  # shown rows, sorted (the same list unfiltered)
         self._filter = ""
+        self._sort: tuple[str, bool] | None = None  # (column key, descending), None: the source's order
         self._cursor_key: Hashable | None = None
         self._cursor_index = 0
         self._cache: dict[Hashable, Strip] = {}
@@ -216,6 +246,64 @@ class VirtualTable(ScrollView, can_focus=True):
         top = int(self.scroll_y)
         return [entry[1] for entry in self._rows[top: top + self.visible_rows]]
 
+    # ---------------------------------------------------------------- sort
+
+    @property
+    def sort(self) -> tuple[str, bool] | None:
+        """(column key, descending) of the sort the user chose, or None for the table's own order."""
+        return self._sort
+
+    def _row_sort_key(self, key: Hashable) -> Any:
+        own = self.source.sort_key(key)
+        if self._sort is None:
+            return own
+        column, descending = self._sort
+        value = self._sort_value(column, key)
+        return (Descending(value) if descending else value, own)
+
+    def _sort_value(self, column: str, key: Hashable) -> Any:
+        by_source = getattr(self.source, "sort_value", None)
+        if by_source is not None:
+            value = by_source(column, key)
+            if value is not NotImplemented:
+                return value
+        index = next(i for i, c in enumerate(self.columns) if c.key == column)
+        cells = self.source.cells(key)
+        cell = cells[index] if index < len(cells) else ""
+        return natural_text_key(cell.plain if isinstance(cell, Text) else str(cell))
+
+    def sort_by(self, column: str | None, descending: bool = False) -> None:
+        """Order the rows by a column (None: the table's own order), keeping the cursor on its row.
+        A one-off pass over every row, as k9s re-sorts its table."""
+        sort = None if column is None else (column, descending)
+        if column is not None and not any(c.key == column for c in self.columns):
+            raise KeyError(column)
+        self._sort = sort
+        self._header_cache = None
+        self.resort()
+
+    def toggle_sort(self, column: str) -> None:
+        """k9s: the column's key sorts ascending, pressed again descending, and so on."""
+        if self._sort is not None and self._sort[0] == column:
+            self.sort_by(column, not self._sort[1])
+        else:
+            self.sort_by(column, False)
+
+    def resort(self) -> None:
+        """Sort keys again (a sort by a column whose values change with time alone)."""
+        if not self.source.readable():
+            return
+        skeys = {key: self._row_sort_key(key) for key in self._skeys}
+        self._skeys = skeys
+        self._all = sorted((skeys[entry[1]], *entry[1:]) for entry in self._all)
+        self._rebuild_rows()
+
+    @property
+    def sort_volatile(self) -> bool:
+        if self._sort is None:
+            return False
+        return any(c.key == self._sort[0] and c.volatile for c in self.columns)
+
     # ---------------------------------------------------------------- filter
 
     def _fresh_text(self, key: Hashable) -> str:
@@ -248,12 +336,11 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def replace_all(self, keys: Iterable[Hashable]) -> None:
         """Set the rows from scratch (loading a scenario). Not for per-tick use."""
-        source = self.source
         for column in self.columns:
             column.width = column.min_width
         self._header_cache = None
         self._natural.clear()
-        self._skeys = {key: source.sort_key(key) for key in keys}
+        self._skeys = {key: self._row_sort_key(key) for key in keys}
         if self._stable:
             texts = dict(self._source_texts(self._skeys))
             self._all = sorted((skey, key, texts[key]) for key, skey in self._skeys.items())
@@ -306,7 +393,6 @@ class VirtualTable(ScrollView, can_focus=True):
         """Rows that appeared or changed: new ones are inserted in order, changed ones re-rendered
         (and re-filtered, and their match texts made again). Costs the rows named, not the table
         (a pass over the rows when more than BULK texts changed)."""
-        source = self.source
         keys = list(dict.fromkeys(keys))  # each key once, in order
         needle, negate = self._needle()
         filtering = bool(needle)
@@ -315,15 +401,26 @@ class VirtualTable(ScrollView, can_focus=True):
         add_all: list[tuple] = []
         add: list[tuple] = []
         drop: list[tuple] = []
+        moved: list[tuple] = []  # (old sort key, key) of rows whose sort value changed
         changed: dict[Hashable, tuple] = {}
         cache = self._cache
         rows = self._rows
+        by_column = self._sort is not None
         for key in keys:
             cache.pop(key, None)
             skey = self._skeys.get(key)
             new = skey is None
             if new:
-                skey = self._skeys[key] = source.sort_key(key)
+                skey = self._skeys[key] = self._row_sort_key(key)
+            elif by_column:
+                fresh = self._row_sort_key(key)
+                if fresh != skey:
+                    # The row moves: out of its old place, in again as if new.
+                    moved.append((skey, key))
+                    if filtering and self._find(rows, skey, key) is not None:
+                        drop.append((skey, key))
+                    skey = self._skeys[key] = fresh
+                    new = True
             if stable:
                 text = texts[key]  # type: ignore[index]
                 entry = (skey, key, text)
@@ -348,7 +445,7 @@ class VirtualTable(ScrollView, can_focus=True):
             self._set_entries(changed)
         if add_all or add or drop:
             with self._keep_place():
-                self._all = self._insert_entries(self._all, add_all)
+                self._all = self._insert_entries(self._remove_entries(self._all, moved), add_all)
                 if filtering:
                     self._rows = self._insert_entries(self._remove_entries(self._rows, drop), add)
                 else:
@@ -450,7 +547,7 @@ class VirtualTable(ScrollView, can_focus=True):
         """Columns as wide as their widest cell on screen (within their bounds): a column widened by a
         long value narrows again once no visible row needs it (k9s sizes columns from the rows)."""
         natural = self._natural
-        widths = [c.min_width for c in self.columns]
+        widths = [max(c.min_width, cell_len(self.header_label(c))) for c in self.columns]
         for key in self.visible_keys():
             row = natural.get(key)
             if row is None:
@@ -600,9 +697,15 @@ class VirtualTable(ScrollView, can_focus=True):
     def _header_strip(self) -> Strip:
         if self._header_cache is None:
             style = self.get_component_rich_style("vtable--header")
-            cells = [Text(c.label, end="") for c in self.columns]
+            cells = [Text(self.header_label(c), end="") for c in self.columns]
             self._header_cache = self._render_cells(cells, style, measure=False)
         return self._header_cache
+
+    def header_label(self, column: Column) -> str:
+        """The column's label, with k9s' arrow on the sort column."""
+        if self._sort is not None and self._sort[0] == column.key:
+            return column.label + ("↓" if self._sort[1] else "↑")
+        return column.label
 
     def _row_strip(self, index: int) -> Strip:
         key = self._rows[index][1]
@@ -687,3 +790,11 @@ def text_segments(text: Text, console) -> list[Segment]:
     if text.spans or not text.style:
         return list(text.render(console))
     return [Segment(text.plain, console.get_style(text.style))]
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_text_key(text: str) -> tuple:
+    """A cell's text as a sort value: "a-2" before "a-10", "9" before "10"."""
+    return tuple((1, int(part)) if i % 2 else (0, part) for i, part in enumerate(_DIGITS.split(text)) if part != "")

@@ -65,13 +65,15 @@ class LabelClass:
 
 
 class Watched:
-    __slots__ = ("matcher", "all", "live", "generation")
+    __slots__ = ("matcher", "all", "live", "generation", "domain_live")
 
     def __init__(self, matcher: PodMatcher) -> None:
         self.matcher = matcher
         self.all: np.ndarray = np.zeros(0, dtype=np.int64)
         self.live: np.ndarray = np.zeros(0, dtype=np.int64)
         self.generation = -1
+        # topology key -> live counts summed per domain over every node row (kept with `live`)
+        self.domain_live: dict[str, np.ndarray] = {}
 
 
 class PodCounts:
@@ -83,6 +85,7 @@ class PodCounts:
         self.deleting: dict[str, tuple[LabelClass, str]] = {}  # pod key -> (class, node) of counted deleting pods
         # node name -> pods counted there that have pod (anti-)affinity terms
         self.with_affinity: dict[str, dict[str, Pod]] = {}
+        self._last: dict[int, tuple[PodMatcher, Watched]] = {}
         store.on_account = self._account
         store.pod_watchers.append(self._on_pod_event)
 
@@ -130,6 +133,8 @@ class PodCounts:
                         watched.all[row] += sign
                         if not was_deleting:
                             watched.live[row] += sign
+                            for key, sums in watched.domain_live.items():
+                                sums[self.columns._domains[key][0][row]] += sign
         if not cls.by_node and not cls.deleting:
             del self.classes[(pod.namespace, id(pod.labels))]
         if has_pod_affinity(pod):
@@ -156,11 +161,16 @@ class PodCounts:
                 for watched in cls.watched:
                     if watched.generation == generation:
                         watched.live[row] -= 1
+                        for key, sums in watched.domain_live.items():
+                            sums[self.columns._domains[key][0][row]] -= 1
 
     # ---------------------------------------------------------------- reading
 
     def counts(self, matcher: PodMatcher) -> Watched:
         """The columns of `matcher` over the current node rows."""
+        hit = self._last.get(id(matcher))
+        if hit is not None and hit[0] is matcher and hit[1].generation == self.columns.generation:
+            return hit[1]  # the same matcher object as last time (constraints are cached per template)
         watched = self.watched.get(matcher)
         if watched is None:
             watched = self.watched[matcher] = Watched(matcher)
@@ -169,6 +179,9 @@ class PodCounts:
                     cls.watched.append(watched)
         if watched.generation != self.columns.generation:
             self._build(watched)
+        if len(self._last) > 4096:
+            self._last.clear()
+        self._last[id(matcher)] = (matcher, watched)
         return watched
 
     def _build(self, watched: Watched) -> None:
@@ -190,7 +203,16 @@ class PodCounts:
                     deleting[row] += count
         watched.all = total
         watched.live = total - deleting
+        watched.domain_live = {}
         watched.generation = columns.generation
+
+    def domain_live(self, watched: Watched, key: str) -> np.ndarray:
+        """`watched.live` summed per domain of `key` over every row (current node rows)."""
+        sums = watched.domain_live.get(key)
+        if sums is None:
+            ids, _has, count = self.columns.domains(key)
+            sums = watched.domain_live[key] = np.bincount(ids, weights=watched.live, minlength=count).astype(np.int64)
+        return sums
 
     def affinity_pods(self) -> list[tuple[str, Pod]]:
         """(node name, pod) of the counted pods with pod affinity or anti-affinity terms."""

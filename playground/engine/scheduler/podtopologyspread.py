@@ -302,38 +302,98 @@ def filter_columns(columns, counts, pod: Pod, constraints: tuple[Constraint, ...
 
 def score_columns(columns, counts, pod: Pod, constraints: tuple[Constraint, ...], require_all: bool,
                   rows: np.ndarray) -> np.ndarray:
-    """score_reference on the rows `rows` (normalized, not yet weighted)."""
+    """score_reference on the rows `rows` (normalized, not yet weighted).
+
+    Every node counts for a constraint when the pod has no required node affinity, the taints
+    policy is Ignore and no key can be missing (the system defaults, most pods): then its per-domain
+    sums are the ones kept with the counts, and a cycle costs a few gathers over `rows`."""
     if not constraints or not len(rows):
         return np.zeros(len(rows), dtype=np.int64)
-    present_all = keys_present(columns, constraints)
-    ignored = ~present_all[rows] if require_all else np.zeros(len(rows), dtype=bool)
-    scored = rows[~ignored]
-    score = np.zeros(len(rows), dtype=np.float64)
+    everywhere = all(columns.has_everywhere(c.topology_key) for c in constraints)
+    if require_all and not everywhere:
+        present_all = keys_present(columns, constraints)
+        ignored = ~present_all[rows]
+        scored = rows[~ignored]
+    else:
+        present_all = None
+        ignored = None
+        scored = rows
+    free = not pod.node_selector and pod.required_node_affinity is None and pod.affinity_node_name is None
+    if everywhere and all((free or not c.honor_affinity) and not c.honor_taints for c in constraints):
+        return _score_every_node_counts(columns, counts, constraints, rows)
+    score = None
     for c in constraints:
-        ids, has, count_values = columns.domains(c.topology_key)
-        live = counts.counts(c.matcher).live
-        if c.topology_key == HOSTNAME_LABEL:
+        key = c.topology_key
+        ids, has, count_values = columns.domains(key)
+        watched = counts.counts(c.matcher)
+        if key == HOSTNAME_LABEL:
             weight = math.log(len(scored) + 2)
-            count = live[rows]
+            count = watched.live[rows]
         else:
-            wanted = np.zeros(count_values, dtype=bool)
-            wanted[ids[scored]] = True
-            weight = math.log(int(wanted.sum()) + 2)
-            eligible = eligible_rows(columns, pod, c, present_all if require_all else np.ones(len(ids), dtype=bool))
-            sums = np.bincount(ids[eligible], weights=live[eligible], minlength=count_values).astype(np.int64)
-            count = sums[ids[rows]]
+            ids_rows = ids[rows]
+            scored_ids = ids_rows if ignored is None else ids_rows[~ignored]
+            weight = math.log(int(np.count_nonzero(np.bincount(scored_ids, minlength=count_values))) + 2)
+            if (free or not c.honor_affinity) and not c.honor_taints and present_all is None:
+                sums = counts.domain_live(watched, key)
+            else:
+                mask = present_all if present_all is not None else np.ones(len(ids), dtype=bool)
+                eligible = eligible_rows(columns, pod, c, mask)
+                live = watched.live
+                sums = np.bincount(ids[eligible], weights=live[eligible], minlength=count_values).astype(np.int64)
+            count = sums[ids_rows]
         term = count * weight + float(c.max_skew - 1)
-        score = score + np.where(has[rows], term, 0.0)
+        if not columns.has_everywhere(key):
+            term = np.where(has[rows], term, 0.0)
+        score = term if score is None else score + term
     whole = np.floor(score)
     raw = whole.astype(np.int64) + (score - whole >= 0.5)
-    raw[ignored] = 0
-    valid = raw[~ignored]
-    if not len(valid):
-        return np.zeros(len(rows), dtype=np.int64)
+    if ignored is not None:
+        raw[ignored] = 0
+        valid = raw[~ignored]
+        if not len(valid):
+            return np.zeros(len(rows), dtype=np.int64)
+    else:
+        valid = raw
     low, high = int(valid.min()), int(valid.max())
     if high == 0:
         out = np.full(len(rows), MAX_NODE_SCORE, dtype=np.int64)
     else:
         out = MAX_NODE_SCORE * (high + low - raw) // high
-    out[ignored] = 0
+    if ignored is not None:
+        out[ignored] = 0
     return out
+
+
+def _score_every_node_counts(columns, counts, constraints: tuple[Constraint, ...], rows: np.ndarray) -> np.ndarray:
+    """score_columns when every node counts for every constraint and has every key: a domain's term
+    is computed once per domain and gathered, the sums in place, in the plugin's order. Scores here
+    are 0 or at least 1 (a count times a weight >= log 3, plus maxSkew - 1), where truncating
+    x + 0.5 is math.Round."""
+    score = None
+    for c in constraints:
+        key = c.topology_key
+        watched = counts.counts(c.matcher)
+        if key == HOSTNAME_LABEL:
+            term = watched.live[rows] * math.log(len(rows) + 2)
+            term += float(c.max_skew - 1)
+        else:
+            ids, _has, count_values = columns.domains(key)
+            ids_rows = ids[rows]
+            if count_values <= 62:
+                size = int(np.bitwise_or.reduce(columns.domain_bits(key)[rows])).bit_count()
+            else:
+                size = int(np.count_nonzero(np.bincount(ids_rows, minlength=count_values)))
+            term = (counts.domain_live(watched, key) * math.log(size + 2) + float(c.max_skew - 1))[ids_rows]
+        if score is None:
+            score = term
+        else:
+            score += term
+    score += 0.5
+    raw = score.astype(np.int64)
+    low, high = int(raw.min()), int(raw.max())
+    if high == 0:
+        return np.full(len(rows), MAX_NODE_SCORE, dtype=np.int64)
+    raw -= high + low
+    raw *= -MAX_NODE_SCORE
+    raw //= high
+    return raw

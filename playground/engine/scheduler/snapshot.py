@@ -124,6 +124,7 @@ class NodeColumns:
         self.log: list[int] = []
         self.log_base = 0
         self._domains: dict[str, tuple] = {}
+        self._domain_bits: dict[str, np.ndarray] = {}
         self._node_affinity_ok: dict[tuple, np.ndarray] = {}
         store.on_requests = self.requests_changed
 
@@ -168,6 +169,7 @@ class NodeColumns:
         self.affinity.clear()
         self.placements.clear()
         self._domains = {}
+        self._domain_bits = {}
         self._node_affinity_ok = {}
         self.log_base += len(self.log)
         self.log = []
@@ -190,6 +192,22 @@ class NodeColumns:
             has = np.fromiter((key in node.labels for node in self.nodes), dtype=bool, count=len(self.nodes))
             entry = self._domains[key] = (ids, has, len(ids_of), ids_of)
         return entry[0], entry[1], entry[2]
+
+    def has_everywhere(self, key: str) -> bool:
+        """Every row has label `key`."""
+        self.domains(key)
+        entry = self._domains[key]
+        if len(entry) == 4:
+            entry = self._domains[key] = (*entry, bool(entry[1].all()))
+        return entry[4]
+
+    def domain_bits(self, key: str) -> np.ndarray:
+        """Per row: 1 << its domain id of `key` (at most 62 domains), to count the domains of a set
+        of rows with one OR."""
+        bits = self._domain_bits.get(key)
+        if bits is None:
+            bits = self._domain_bits[key] = np.left_shift(np.int64(1), self.domains(key)[0])
+        return bits
 
     def domain_id(self, key: str, value: str) -> int | None:
         self.domains(key)

@@ -251,3 +251,41 @@ def test_cycle_matches_the_plain_reference(data, start_seed):
             got_victims, _, status = preemption.select_victims_on_node(pod, node, pdbs)
             assert ([v.key for v in got_victims] or None) == want.get(node.name), node.name
     scheduler._cycle = None
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 6)), max_size=60),
+       st.lists(st.integers(0, 10_000), min_size=1, max_size=40), st.integers(1, 4), st.integers(1, 8))
+def test_system_default_scores_match_the_reference(placed, scored, zones, per_zone):
+    """The system defaults' fast path (pairs of matching pods and zone, HostZoneTable) against the
+    plain score on ReplicaSet pods spread at random; some pods terminating."""
+    from playground.engine.objects import OwnerRef, ReplicaSet
+
+    body = "".join(f'[[nodePools]]\nnamePrefix = "z{z}-"\ncount = {per_zone}\nlabels = {{ "{ZONE}" = "z{z}" }}\n'
+                   f'capacity = {{ cpu = "64", memory = "64Gi" }}\n' for z in range(zones))
+    sim = make_sim(body)
+    store = sim.store
+    names = sorted(store.nodes)
+    rs = ReplicaSet("web-1", "default", "web", PodTemplate(labels={"app": "web", "pod-template-hash": "1"}), "1",
+                    0, 0, 0)
+    sim.workloads.replicasets[rs.name] = rs
+    for i, (index, copies) in enumerate(placed):
+        for j in range(copies):
+            pod = pod_from_template(sim, f"w-{i}-{j}", "default", rs.template, OwnerRef("ReplicaSet", rs.name))
+            pod.node_name = names[index % len(names)]
+            store.add_pod(pod)
+            if (i + j) % 7 == 3:
+                store.mark_pod_deleting(pod, 30)
+    scheduler = sim.scheduler
+    scheduler.columns.sync(scheduler.node_order(), scheduler.filters)
+    incoming = pod_from_template(sim, "new", "default", rs.template, OwnerRef("ReplicaSet", rs.name))
+    constraints = scheduler.topology.constraints(incoming, pts.SCHEDULE_ANYWAY)
+    assert [c.topology_key for c in constraints] == [HOST, ZONE]
+    rows = sorted({i % len(names) for i in scored})
+    order = scheduler.node_order()
+    nodes = [order[r] for r in rows]
+    import numpy as np
+
+    got = pts.score_columns(scheduler.columns, scheduler.topology.counts, incoming, constraints, False,
+                            np.array(rows, dtype=np.int64)).tolist()
+    assert got == pts.score_reference(incoming, constraints, False, nodes, store.nodes.values(), store.pods_on)

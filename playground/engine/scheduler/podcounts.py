@@ -65,7 +65,7 @@ class LabelClass:
 
 
 class Watched:
-    __slots__ = ("matcher", "all", "live", "generation", "domain_live")
+    __slots__ = ("matcher", "all", "live", "generation", "domain_live", "live_max", "pair_keys")
 
     def __init__(self, matcher: PodMatcher) -> None:
         self.matcher = matcher
@@ -74,6 +74,9 @@ class Watched:
         self.generation = -1
         # topology key -> live counts summed per domain over every node row (kept with `live`)
         self.domain_live: dict[str, np.ndarray] = {}
+        self.live_max = 0  # at least the largest value of `live`
+        # topology key -> per row `live * domains + domain id` (kept with `live`)
+        self.pair_keys: dict[str, np.ndarray] = {}
 
 
 class PodCounts:
@@ -133,8 +136,12 @@ class PodCounts:
                         watched.all[row] += sign
                         if not was_deleting:
                             watched.live[row] += sign
+                            if sign > 0 and watched.live[row] > watched.live_max:
+                                watched.live_max = int(watched.live[row])
                             for key, sums in watched.domain_live.items():
                                 sums[self.columns._domains[key][0][row]] += sign
+                            for key, keys in watched.pair_keys.items():
+                                keys[row] += sign * self.columns._domains[key][2]
         if not cls.by_node and not cls.deleting:
             del self.classes[(pod.namespace, id(pod.labels))]
         if has_pod_affinity(pod):
@@ -163,6 +170,8 @@ class PodCounts:
                         watched.live[row] -= 1
                         for key, sums in watched.domain_live.items():
                             sums[self.columns._domains[key][0][row]] -= 1
+                        for key, keys in watched.pair_keys.items():
+                            keys[row] -= self.columns._domains[key][2]
 
     # ---------------------------------------------------------------- reading
 
@@ -203,7 +212,9 @@ class PodCounts:
                     deleting[row] += count
         watched.all = total
         watched.live = total - deleting
+        watched.live_max = int(watched.live.max()) if n else 0
         watched.domain_live = {}
+        watched.pair_keys = {}
         watched.generation = columns.generation
 
     def domain_live(self, watched: Watched, key: str) -> np.ndarray:
@@ -213,6 +224,15 @@ class PodCounts:
             ids, _has, count = self.columns.domains(key)
             sums = watched.domain_live[key] = np.bincount(ids, weights=watched.live, minlength=count).astype(np.int64)
         return sums
+
+    def pair_keys(self, watched: Watched, key: str) -> np.ndarray:
+        """Per row `watched.live * (domains of key) + domain id of key`: a node's (matching pods,
+        domain) pair as one number."""
+        keys = watched.pair_keys.get(key)
+        if keys is None:
+            ids, _has, count = self.columns.domains(key)
+            keys = watched.pair_keys[key] = watched.live * count + ids
+        return keys
 
     def affinity_pods(self) -> list[tuple[str, Pod]]:
         """(node name, pod) of the counted pods with pod affinity or anti-affinity terms."""

@@ -320,6 +320,10 @@ def score_columns(columns, counts, pod: Pod, constraints: tuple[Constraint, ...]
         scored = rows
     free = not pod.node_selector and pod.required_node_affinity is None and pod.affinity_node_name is None
     if everywhere and all((free or not c.honor_affinity) and not c.honor_taints for c in constraints):
+        if len(constraints) == 2 and constraints[0].topology_key == HOSTNAME_LABEL \
+                and constraints[1].topology_key != HOSTNAME_LABEL:
+            if HostZoneTable.of(columns, counts, constraints) is not None:
+                return HostZoneTable.score_of(columns, counts, constraints, rows)
         return _score_every_node_counts(columns, counts, constraints, rows)
     score = None
     for c in constraints:
@@ -397,3 +401,67 @@ def _score_every_node_counts(columns, counts, constraints: tuple[Constraint, ...
     raw *= -MAX_NODE_SCORE
     raw //= high
     return raw
+
+
+class HostZoneTable:
+    """The system defaults' shape (a hostname constraint, then one domain constraint; every node
+    counts): a node's raw score depends only on its (matching pods, domain) pair, and the scored
+    nodes hold few distinct pairs. A cycle counts the pairs among its rows (one bincount over a key
+    kept per node with the counts), scores each pair present in the plugin's float arithmetic (in
+    Python, rounded as math.Round), normalizes over them and gathers the result per node."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def of(columns, counts, constraints) -> "HostZoneTable | None":
+        host = counts.counts(constraints[0].matcher)
+        _ids, _has, count_values = columns.domains(constraints[1].topology_key)
+        if (host.live_max + 1) * count_values > 4096:
+            return None
+        return HOST_ZONE
+
+    @staticmethod
+    def score_of(columns, counts, constraints, rows: np.ndarray) -> np.ndarray:
+        host_c, zone_c = constraints
+        key = zone_c.topology_key
+        host = counts.counts(host_c.matcher)
+        _ids, _has, domains = columns.domains(key)
+        keys = counts.pair_keys(host, key)[rows]
+        present = np.bincount(keys).tolist()
+        pairs = [k for k, n in enumerate(present) if n]
+        sums = counts.domain_live(counts.counts(zone_c.matcher), key).tolist()
+        wh = math.log(len(rows) + 2)
+        wz = math.log(len({k % domains for k in pairs}) + 2)
+        # raw scores by (weights, extras) then (matching pods, domain sum): most pairs repeat from cycle
+        # to cycle (a bind changes one domain's sum)
+        cache_key = (wh, wz, host_c.max_skew, zone_c.max_skew)
+        cache = _RAW_CACHE.get(cache_key)
+        if cache is None:
+            if len(_RAW_CACHE) > 64:
+                _RAW_CACHE.clear()
+            cache = _RAW_CACHE[cache_key] = {}
+        elif len(cache) > 65536:
+            cache.clear()
+        h_extra, z_extra = host_c.max_skew - 1, zone_c.max_skew - 1
+        raw = []
+        for k in pairs:
+            h, z = divmod(k, domains)
+            pair = (h, sums[z])
+            value = cache.get(pair)
+            if value is None:
+                value = cache[pair] = go_round((h * wh + h_extra) + (pair[1] * wz + z_extra))
+            raw.append(value)
+        low, high = min(raw), max(raw)
+        table = [0] * len(present)
+        if high == 0:
+            for k in pairs:
+                table[k] = MAX_NODE_SCORE
+        else:
+            total = high + low
+            for k, value in zip(pairs, raw):
+                table[k] = MAX_NODE_SCORE * (total - value) // high
+        return np.array(table, dtype=np.int64)[keys]
+
+
+_RAW_CACHE: dict[tuple, dict[tuple[int, int], int]] = {}
+HOST_ZONE = HostZoneTable()

@@ -90,14 +90,15 @@ class Cycle:
     def score(self, rows: np.ndarray) -> np.ndarray:
         """PodTopologySpread and InterPodAffinity, normalized and weighted, on `rows`."""
         t = self.topology
-        total = np.zeros(len(rows), dtype=np.int64)
+        total = None
         constraints = self.score_constraints
         if constraints:
             require_all = bool(self.pod.topology_spread_constraints)  # or the defaults were not System
-            total += pts.WEIGHT * pts.score_columns(t.columns, t.counts, self.pod, constraints, require_all, rows)
+            total = pts.WEIGHT * pts.score_columns(t.columns, t.counts, self.pod, constraints, require_all, rows)
         if self.affinity_active:
-            total += ipa.WEIGHT * ipa.score_columns(t.columns, t.counts, self.pod, t.sim.store.nodes, rows)
-        return total
+            affinity = ipa.WEIGHT * ipa.score_columns(t.columns, t.counts, self.pod, t.sim.store.nodes, rows)
+            total = affinity if total is None else total + affinity
+        return total if total is not None else np.zeros(len(rows), dtype=np.int64)
 
     # ---------------------------------------------------------------- per node (PreFilter states)
 

@@ -507,7 +507,10 @@ class Scheduler:
         if not status.ok or self.filters is not DEFAULT_FILTERS:
             return status
         # PodTopologySpread and InterPodAffinity come after NodeResourcesFit in the default profile.
-        return self.cycle_of(pod).filter(target)
+        cycle = self._cycle
+        if cycle is None or cycle.pod is not pod:
+            cycle = self.topology.cycle(pod)
+        return cycle.filter(target) if cycle.filters else status
 
     def cycle_of(self, pod: Pod) -> Cycle:
         """The current attempt's cycle state for `pod` (a fresh one outside an attempt)."""

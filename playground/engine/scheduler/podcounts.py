@@ -155,7 +155,9 @@ class PodCounts:
                         del self.with_affinity[node_name]
 
     def _on_pod_event(self, what: str, pod: Pod) -> None:
-        if what != "deleting" or not pod.node_name or pod.is_terminal() or pod.key in self.deleting:
+        if what != "deleting":
+            return
+        if not pod.node_name or pod.is_terminal() or pod.key in self.deleting:
             return
         node_name = pod.node_name
         cls = self._class(pod)

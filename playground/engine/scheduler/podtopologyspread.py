@@ -309,6 +309,10 @@ def score_columns(columns, counts, pod: Pod, constraints: tuple[Constraint, ...]
     sums are the ones kept with the counts, and a cycle costs a few gathers over `rows`."""
     if not constraints or not len(rows):
         return np.zeros(len(rows), dtype=np.int64)
+    free = not pod.node_selector and pod.required_node_affinity is None and pod.affinity_node_name is None
+    shape = _shape(columns, constraints)
+    if free and shape is HOST_ZONE and HostZoneTable.of(columns, counts, constraints) is not None:
+        return HostZoneTable.score_of(columns, counts, constraints, rows)
     everywhere = all(columns.has_everywhere(c.topology_key) for c in constraints)
     if require_all and not everywhere:
         present_all = keys_present(columns, constraints)
@@ -318,7 +322,6 @@ def score_columns(columns, counts, pod: Pod, constraints: tuple[Constraint, ...]
         present_all = None
         ignored = None
         scored = rows
-    free = not pod.node_selector and pod.required_node_affinity is None and pod.affinity_node_name is None
     if everywhere and all((free or not c.honor_affinity) and not c.honor_taints for c in constraints):
         if len(constraints) == 2 and constraints[0].topology_key == HOSTNAME_LABEL \
                 and constraints[1].topology_key != HOSTNAME_LABEL:
@@ -464,4 +467,23 @@ class HostZoneTable:
 
 
 _RAW_CACHE: dict[tuple, dict[tuple[int, int], int]] = {}
+_SHAPES: dict[int, tuple] = {}
+
+
+def _shape(columns, constraints: tuple[Constraint, ...]):
+    """HOST_ZONE when `constraints` are a hostname constraint then one other, both counting every
+    node (no policy that drops nodes) and every node has both keys; else None. Cached per
+    constraints object and node rows."""
+    entry = _SHAPES.get(id(constraints))
+    if entry is not None and entry[0] is constraints and entry[1] == columns.generation and entry[2] is columns:
+        return entry[3]
+    shape = None
+    if (len(constraints) == 2 and constraints[0].topology_key == HOSTNAME_LABEL
+            and constraints[1].topology_key != HOSTNAME_LABEL
+            and all(not c.honor_taints and columns.has_everywhere(c.topology_key) for c in constraints)):
+        shape = HOST_ZONE
+    if len(_SHAPES) > 1024:
+        _SHAPES.clear()
+    _SHAPES[id(constraints)] = (constraints, columns.generation, columns, shape)
+    return shape
 HOST_ZONE = HostZoneTable()

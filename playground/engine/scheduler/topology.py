@@ -31,7 +31,7 @@ class Cycle:
     """One attempt of one pod."""
 
     __slots__ = ("topology", "pod", "filter_constraints", "affinity_active", "_score_constraints",
-                 "_spread_state", "_affinity_state", "_affinity_verdict")
+                 "_spread_state", "_affinity_state", "_affinity_verdict", "filters")
 
     def __init__(self, topology: "Topology", pod: Pod) -> None:
         self.topology = topology
@@ -42,11 +42,8 @@ class Cycle:
         self._spread_state = None
         self._affinity_state = None
         self._affinity_verdict: np.ndarray | None | bool = False
-
-    @property
-    def filters(self) -> bool:
-        """Whether either plugin may reject a node for this pod."""
-        return bool(self.filter_constraints) or (self.affinity_active and self.affinity_verdict() is not None)
+        # Whether either plugin may reject a node for this pod (PreFilter did not Skip).
+        self.filters = bool(self.filter_constraints) or (self.affinity_active and self.affinity_verdict() is not None)
 
     @property
     def score_constraints(self):

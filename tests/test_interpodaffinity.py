@@ -18,7 +18,7 @@ from playground.engine.objects import (
     WeightedPodAffinityTerm,
 )
 from playground.engine.scheduler import interpodaffinity as ipa
-from playground.engine.scheduler.framework import SUCCESS, UNSCHEDULABLE, UNSCHEDULABLE_AND_UNRESOLVABLE
+from playground.engine.scheduler.framework import UNSCHEDULABLE, UNSCHEDULABLE_AND_UNRESOLVABLE
 from playground.engine.scheduler.topology import affinity_state
 
 NS1 = "ns1"
@@ -52,7 +52,7 @@ def statuses(sim, incoming) -> dict[str, object]:
     reference = {n.name: ipa.filter_reference(state, n) for n in store.nodes.values()}
     columns = scheduler.columns
     verdict = ipa.filter_columns(columns, scheduler.topology.counts, incoming, store.nodes)
-    table = (ipa.OK if False else None, ipa.AFFINITY_STATUS, ipa.ANTI_AFFINITY_STATUS, ipa.EXISTING_ANTI_AFFINITY_STATUS)
+    table = (None, ipa.AFFINITY_STATUS, ipa.ANTI_AFFINITY_STATUS, ipa.EXISTING_ANTI_AFFINITY_STATUS)
     for i, node in enumerate(columns.nodes):
         code = 0 if verdict is None else int(verdict[i])
         want = reference[node.name]

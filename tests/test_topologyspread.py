@@ -17,9 +17,7 @@ from playground.engine.objects import (
     NodeSelectorTerm,
     OwnerRef,
     Pod,
-    PodAffinityTerm,
     TopologySpreadConstraint,
-    WeightedPodAffinityTerm,
 )
 from playground.engine.scheduler import podtopologyspread as pts
 from playground.engine.scheduler.framework import SUCCESS, UNSCHEDULABLE, UNSCHEDULABLE_AND_UNRESOLVABLE
@@ -154,8 +152,8 @@ def test_incoming_node_affinity_narrows_the_domains():
 
 
 def test_min_domains_treats_the_global_minimum_as_zero():
-    """2/1/0/3 by node, minDomains 5 > 4 domains: the minimum is 0, so only nodes with 0 matching
-    pods and maxSkew 1 fit (node-x); with maxSkew 2 node-b fits too."""
+    """Zones hold 3 and 3 matching pods; with minDomains 3 > 2 eligible domains the global minimum
+    is 0, so 3 + 1 - 0 exceeds maxSkew 1 everywhere and fits maxSkew 4 everywhere."""
     sim = cluster(ZONES4, SPREAD_2103)
     pod = incoming({"foo": ""}, spread(1, "zone", "DoNotSchedule", min_domains=3))
     # zones 3/3 with 2 domains < 3: minimum 0, 3 + 1 - 0 > 1 everywhere
@@ -248,7 +246,7 @@ def test_system_defaulting_scores_like_one_hostname_constraint():
     """"system defaulting, nodes don't have zone, pods match service": the ReplicaSet's selector stands
     in for the Service's; hostname maxSkew 3 gives 44/66/77/100 and the zone constraint adds nothing
     (no zone label: not required with System defaulting)."""
-    sim = make_sim(nodes_toml("n-", 0) if False else "")
+    sim = make_sim("")
     store = sim.store
     for name in ("node-a", "node-b", "node-c", "node-d"):
         store.add_node(Node(name, f"uid-{name}", {HOST: name}, 4000, 8 * GI, 110, 4000, 8 * GI, 110, 0))

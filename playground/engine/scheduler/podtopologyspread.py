@@ -439,12 +439,9 @@ class HostZoneTable:
         # to cycle (a bind changes one domain's sum)
         cache_key = (wh, wz, host_c.max_skew, zone_c.max_skew)
         cache = _RAW_CACHE.get(cache_key)
-        if cache is None:
-            if len(_RAW_CACHE) > 64:
-                _RAW_CACHE.clear()
+        if cache is None or len(cache) > 4096:
+            _RAW_CACHE.clear()  # one set of weights at a time, a few thousand pairs at most
             cache = _RAW_CACHE[cache_key] = {}
-        elif len(cache) > 65536:
-            cache.clear()
         h_extra, z_extra = host_c.max_skew - 1, zone_c.max_skew - 1
         raw = []
         for k in pairs:

@@ -464,23 +464,23 @@ class HostZoneTable:
 
 
 _RAW_CACHE: dict[tuple, dict[tuple[int, int], int]] = {}
-_SHAPES: dict[int, tuple] = {}
-
-
 def _shape(columns, constraints: tuple[Constraint, ...]):
     """HOST_ZONE when `constraints` are a hostname constraint then one other, both counting every
-    node (no policy that drops nodes) and every node has both keys; else None. Cached per
-    constraints object and node rows."""
-    entry = _SHAPES.get(id(constraints))
-    if entry is not None and entry[0] is constraints and entry[1] == columns.generation and entry[2] is columns:
-        return entry[3]
+    node (no policy that drops nodes) and every node has both keys; else None. Cached on the node
+    columns (until their rows change), per constraints object."""
+    shapes = columns.spread_shapes
+    entry = shapes.get(id(constraints))
+    if entry is not None and entry[0] is constraints:
+        return entry[1]
     shape = None
     if (len(constraints) == 2 and constraints[0].topology_key == HOSTNAME_LABEL
             and constraints[1].topology_key != HOSTNAME_LABEL
             and all(not c.honor_taints and columns.has_everywhere(c.topology_key) for c in constraints)):
         shape = HOST_ZONE
-    if len(_SHAPES) > 1024:
-        _SHAPES.clear()
-    _SHAPES[id(constraints)] = (constraints, columns.generation, columns, shape)
+    if len(shapes) > 1024:
+        shapes.clear()
+    shapes[id(constraints)] = (constraints, shape)
     return shape
+
+
 HOST_ZONE = HostZoneTable()

@@ -125,6 +125,7 @@ class NodeColumns:
         self.log_base = 0
         self._domains: dict[str, tuple] = {}
         self._domain_bits: dict[str, np.ndarray] = {}
+        self.spread_shapes: dict[int, tuple] = {}  # PodTopologySpread's score path per constraints
         self._node_affinity_ok: dict[tuple, np.ndarray] = {}
         store.on_requests = self.requests_changed
 
@@ -171,6 +172,7 @@ class NodeColumns:
         self._domains = {}
         self._domain_bits = {}
         self._node_affinity_ok = {}
+        self.spread_shapes = {}
         self.log_base += len(self.log)
         self.log = []
         self.dirty.clear()

@@ -210,6 +210,83 @@ def node_selector_matches(terms: tuple[NodeSelectorTerm, ...], name: str, labels
     return any(term.matches(name, labels) for term in terms)
 
 
+@dataclass(slots=True, frozen=True)
+class LabelSelectorRequirement:
+    """metav1.LabelSelectorRequirement: key, operator (In, NotIn, Exists, DoesNotExist), values."""
+
+    key: str
+    operator: str
+    values: tuple[str, ...] = ()
+
+    def matches(self, labels: dict[str, str]) -> bool:
+        op = self.operator
+        if op == "Exists":
+            return self.key in labels
+        if op == "DoesNotExist":
+            return self.key not in labels
+        value = labels.get(self.key)
+        if op == "In":
+            return value is not None and value in self.values
+        return value is None or value not in self.values  # NotIn
+
+
+@dataclass(slots=True, frozen=True)
+class LabelSelector:
+    """metav1.LabelSelector as LabelSelectorAsSelector reads it: matchLabels and matchExpressions
+    ANDed; an empty selector matches every pod. A missing selector (None where one is held) matches
+    none."""
+
+    match_labels: tuple[tuple[str, str], ...] = ()
+    match_expressions: tuple[LabelSelectorRequirement, ...] = ()
+
+    def matches(self, labels: dict[str, str]) -> bool:
+        for key, value in self.match_labels:
+            if labels.get(key) != value:
+                return False
+        for req in self.match_expressions:
+            if not req.matches(labels):
+                return False
+        return True
+
+    def empty(self) -> bool:
+        return not self.match_labels and not self.match_expressions
+
+
+def selector_matches(selector: LabelSelector | None, labels: dict[str, str]) -> bool:
+    return selector is not None and selector.matches(labels)
+
+
+@dataclass(slots=True, frozen=True)
+class TopologySpreadConstraint:
+    """v1.TopologySpreadConstraint (spec.topologySpreadConstraints), with the API's defaults:
+    minDomains 1, nodeAffinityPolicy Honor, nodeTaintsPolicy Ignore."""
+
+    max_skew: int
+    topology_key: str
+    when_unsatisfiable: str  # DoNotSchedule | ScheduleAnyway
+    selector: LabelSelector | None = None
+    min_domains: int = 1
+    node_affinity_policy: str = "Honor"
+    node_taints_policy: str = "Ignore"
+    match_label_keys: tuple[str, ...] = ()
+
+
+@dataclass(slots=True, frozen=True)
+class PodAffinityTerm:
+    """v1.PodAffinityTerm: pods matching `selector` in `namespaces` (empty: the pod's own
+    namespace), on nodes sharing the value of `topology_key`."""
+
+    selector: LabelSelector | None
+    topology_key: str
+    namespaces: tuple[str, ...] = ()
+
+
+@dataclass(slots=True, frozen=True)
+class WeightedPodAffinityTerm:
+    weight: int
+    term: PodAffinityTerm
+
+
 # The conditions of a pod that has none yet: shared, never written in place (see ConditionCache).
 NO_CONDITIONS: dict = {}
 
@@ -286,6 +363,12 @@ class Pod:
     # spec.affinity.nodeAffinity: required terms (ORed; None = no requirement) and preferred terms.
     required_node_affinity: tuple[NodeSelectorTerm, ...] | None = None
     preferred_node_affinity: tuple[PreferredSchedulingTerm, ...] = ()
+    # spec.topologySpreadConstraints and spec.affinity.podAffinity / podAntiAffinity.
+    topology_spread_constraints: tuple[TopologySpreadConstraint, ...] = ()
+    required_pod_affinity: tuple[PodAffinityTerm, ...] = ()
+    preferred_pod_affinity: tuple[WeightedPodAffinityTerm, ...] = ()
+    required_pod_anti_affinity: tuple[PodAffinityTerm, ...] = ()
+    preferred_pod_anti_affinity: tuple[WeightedPodAffinityTerm, ...] = ()
     node_name: str | None = None
     termination_grace_period_seconds: int = 30
     start_duration: int = 1000
@@ -349,6 +432,11 @@ class PodTemplate:
     empty_dir: bool = False
     required_node_affinity: tuple[NodeSelectorTerm, ...] | None = None
     preferred_node_affinity: tuple[PreferredSchedulingTerm, ...] = ()
+    topology_spread_constraints: tuple[TopologySpreadConstraint, ...] = ()
+    required_pod_affinity: tuple[PodAffinityTerm, ...] = ()
+    preferred_pod_affinity: tuple[WeightedPodAffinityTerm, ...] = ()
+    required_pod_anti_affinity: tuple[PodAffinityTerm, ...] = ()
+    preferred_pod_anti_affinity: tuple[WeightedPodAffinityTerm, ...] = ()
     # metadata.annotations of the template (kubectl rollout restart sets kubectl.kubernetes.io/restartedAt)
     annotations: dict[str, str] = field(default_factory=dict)
 

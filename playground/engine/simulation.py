@@ -66,7 +66,8 @@ from .operations import Operation, OperationResult, Operations
 from .podgc import PodGC
 from .statefulset import StatefulSetController
 from .scheduler import Scheduler, SchedulerConfig
-from .scheduler.affinity import node_affinity_from_spec, node_affinity_to_spec
+from .scheduler.affinity import (node_affinity_from_spec, node_affinity_to_spec, pod_affinity_from_spec,
+                                 pod_affinity_to_spec, spread_from_spec, spread_to_spec)
 from .store import ChangeSet, Store
 from .tainteviction import TaintEvictionController
 from .deployment import deployment_from_spec
@@ -105,6 +106,8 @@ def template_from_spec(spec: PodSpecFields) -> PodTemplate:
         empty_dir=spec.emptyDir,
         required_node_affinity=required,
         preferred_node_affinity=preferred,
+        topology_spread_constraints=spread_from_spec(spec.topologySpreadConstraints),
+        **pod_affinity_from_spec(spec.affinity),
     )
 
 
@@ -505,8 +508,11 @@ def spec_from_template(template: PodTemplate) -> dict:
     if template.empty_dir:
         spec["emptyDir"] = True
     affinity = node_affinity_to_spec(template.required_node_affinity, template.preferred_node_affinity)
-    if affinity is not None:
-        spec["affinity"] = affinity
+    pod_affinity = pod_affinity_to_spec(template)
+    if affinity is not None or pod_affinity:
+        spec["affinity"] = {**(affinity or {}), **pod_affinity}
+    if template.topology_spread_constraints:
+        spec["topologySpreadConstraints"] = spread_to_spec(template.topology_spread_constraints)
     return spec
 
 

@@ -100,6 +100,9 @@ class Store:
         self.pod_watchers: list[PodWatcher] = []
         # Told after a node's request totals changed (the scheduler's columnar node state).
         self.on_requests: Callable[[Node], None] | None = None
+        # Told when a pod starts or stops counting on its node (bound, turned terminal, removed): the
+        # scheduler's per-node counts of matching pods (PodTopologySpread, InterPodAffinity).
+        self.on_account: Callable[[Pod, int], None] | None = None
         self._uid = 0
 
     # ---------------------------------------------------------------- helpers
@@ -266,6 +269,8 @@ class Store:
             listed[pod.key] = pod
         elif not keep_listed:
             listed.pop(pod.key, None)
+        if self.on_account is not None:
+            self.on_account(pod, sign)
         if node is None:
             return
         node.requested_cpu += sign * pod.cpu

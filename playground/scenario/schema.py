@@ -264,10 +264,141 @@ class NodeAffinitySpec(Strict):
     preferredDuringSchedulingIgnoredDuringExecution: list[PreferredSchedulingTermSpec] = []
 
 
+class LabelSelectorRequirementSpec(Strict):
+    """metav1.LabelSelectorRequirement, validated as ValidateLabelSelectorRequirement does."""
+
+    key: str
+    operator: Literal["In", "NotIn", "Exists", "DoesNotExist"]
+    values: list[str] = []
+
+    @model_validator(mode="after")
+    def _shape(self) -> "LabelSelectorRequirementSpec":
+        error = qualified_name_error(self.key, "key")
+        if error:
+            raise ValueError(error)
+        if self.operator in ("In", "NotIn") and not self.values:
+            raise ValueError("values: must be specified when `operator` is 'In' or 'NotIn'")
+        if self.operator in ("Exists", "DoesNotExist") and self.values:
+            raise ValueError("values: may not be specified when `operator` is 'Exists' or 'DoesNotExist'")
+        for value in self.values:
+            error = label_value_error(value, "values")
+            if error:
+                raise ValueError(error)
+        return self
+
+
+class LabelSelectorSpec(Strict):
+    """metav1.LabelSelector: matchLabels and matchExpressions, ANDed; {} selects every pod."""
+
+    matchLabels: Labels = {}
+    matchExpressions: list[LabelSelectorRequirementSpec] = []
+
+
+class PodAffinityTermSpec(Strict):
+    """v1.PodAffinityTerm. namespaceSelector is refused: the playground models no Namespace objects
+    (and so no namespace labels); list the namespaces in `namespaces` instead."""
+
+    labelSelector: LabelSelectorSpec | None = None
+    namespaces: list[str] = []
+    namespaceSelector: dict[str, Any] | None = None
+    topologyKey: str = ""
+
+    @model_validator(mode="after")
+    def _shape(self) -> "PodAffinityTermSpec":
+        # pkg/apis/core/validation, validatePodAffinityTerm
+        if self.namespaceSelector is not None:
+            raise ValueError("namespaceSelector: not supported: the playground models no Namespace objects or "
+                             "their labels; list the namespaces in `namespaces` instead")
+        for namespace in self.namespaces:
+            error = label_error(namespace, "namespaces")
+            if error:
+                raise ValueError(error)
+        if not self.topologyKey:
+            raise ValueError("topologyKey: Required value: can not be empty")
+        error = qualified_name_error(self.topologyKey, "topologyKey")
+        if error:
+            raise ValueError(error)
+        return self
+
+
+class WeightedPodAffinityTermSpec(Strict):
+    weight: int
+    podAffinityTerm: PodAffinityTermSpec
+
+    @field_validator("weight")
+    @classmethod
+    def _weight(cls, value: int) -> int:
+        if not 1 <= value <= 100:
+            raise ValueError(f"weight: Invalid value: {value}: must be in the range 1-100")
+        return value
+
+
+class PodAffinitySpec(Strict):
+    """v1.PodAffinity / v1.PodAntiAffinity: required terms (ANDed) and weighted preferred terms."""
+
+    requiredDuringSchedulingIgnoredDuringExecution: list[PodAffinityTermSpec] = []
+    preferredDuringSchedulingIgnoredDuringExecution: list[WeightedPodAffinityTermSpec] = []
+
+
 class AffinitySpec(Strict):
-    """spec.affinity; only nodeAffinity is modelled."""
+    """spec.affinity: nodeAffinity, podAffinity and podAntiAffinity."""
 
     nodeAffinity: NodeAffinitySpec | None = None
+    podAffinity: PodAffinitySpec | None = None
+    podAntiAffinity: PodAffinitySpec | None = None
+
+
+class TopologySpreadConstraintSpec(Strict):
+    """v1.TopologySpreadConstraint, validated as ValidateTopologySpreadConstraints does (its checks
+    and messages)."""
+
+    maxSkew: int
+    topologyKey: str = ""
+    whenUnsatisfiable: str = ""
+    labelSelector: LabelSelectorSpec | None = None
+    minDomains: int | None = None
+    nodeAffinityPolicy: str | None = None
+    nodeTaintsPolicy: str | None = None
+    matchLabelKeys: list[str] = []
+
+    @model_validator(mode="after")
+    def _shape(self) -> "TopologySpreadConstraintSpec":
+        if self.maxSkew <= 0:
+            raise ValueError(f"maxSkew: Invalid value: {self.maxSkew}: must be greater than zero")
+        if not self.topologyKey:
+            raise ValueError("topologyKey: Required value: can not be empty")
+        error = qualified_name_error(self.topologyKey, "topologyKey")
+        if error:
+            raise ValueError(error)
+        if self.whenUnsatisfiable not in ("DoNotSchedule", "ScheduleAnyway"):
+            raise ValueError(f"whenUnsatisfiable: Unsupported value: {self.whenUnsatisfiable!r}: supported values: "
+                             "\"DoNotSchedule\", \"ScheduleAnyway\"")
+        if self.minDomains is not None:
+            if self.minDomains <= 0:
+                raise ValueError(f"minDomains: Invalid value: {self.minDomains}: must be greater than zero")
+            if self.whenUnsatisfiable != "DoNotSchedule":
+                raise ValueError(f"minDomains: Invalid value: {self.minDomains}: can only use minDomains if "
+                                 f"whenUnsatisfiable=DoNotSchedule, not {self.whenUnsatisfiable}")
+        for name in ("nodeAffinityPolicy", "nodeTaintsPolicy"):
+            value = getattr(self, name)
+            if value is not None and value not in ("Honor", "Ignore"):
+                raise ValueError(f"{name}: Unsupported value: {value!r}: supported values: \"Honor\", \"Ignore\"")
+        if self.matchLabelKeys:
+            if self.labelSelector is None:
+                raise ValueError("matchLabelKeys: Forbidden: must not be specified when labelSelector is not set")
+            seen = set()
+            for key in self.matchLabelKeys:
+                error = qualified_name_error(key, "matchLabelKeys")
+                if error:
+                    raise ValueError(error)
+                if key in self.labelSelector.matchLabels or any(
+                        r.key == key for r in self.labelSelector.matchExpressions):
+                    raise ValueError(f"matchLabelKeys: Invalid value: {key!r}: exists in both matchLabelKeys and "
+                                     "labelSelector")
+                if key in seen:
+                    raise ValueError(f"matchLabelKeys: Duplicate value: {key!r}")
+                seen.add(key)
+        return self
 
 
 class PodSpecFields(Strict):
@@ -280,6 +411,7 @@ class PodSpecFields(Strict):
     tolerations: list[TolerationSpec] = []
     nodeSelector: Labels = {}
     affinity: AffinitySpec | None = None
+    topologySpreadConstraints: list[TopologySpreadConstraintSpec] = []
     terminationGracePeriodSeconds: int = Field(30, ge=0)
     startDuration: Duration = Field(1000, description="simulation only: how long the containers take to start")
     stopDuration: Duration | None = Field(None, description="simulation only: how long the app takes to exit after SIGTERM")
@@ -289,6 +421,18 @@ class PodSpecFields(Strict):
     def _priority(self) -> "PodSpecFields":
         if self.priority is not None and self.priorityClassName:
             raise ValueError("give either priorityClassName or priority, not both")
+        return self
+
+    @model_validator(mode="after")
+    def _spread_pairs(self) -> "PodSpecFields":
+        # ValidateTopologySpreadConstraints: a {topologyKey, whenUnsatisfiable} pair at most once
+        seen = set()
+        for i, c in enumerate(self.topologySpreadConstraints):
+            pair = (c.topologyKey, c.whenUnsatisfiable)
+            if pair in seen:
+                raise ValueError(f"topologySpreadConstraints[{i}]: Duplicate value: "
+                                 f"\"{{{c.topologyKey}, {c.whenUnsatisfiable}}}\"")
+            seen.add(pair)
         return self
 
 

@@ -36,6 +36,7 @@ from ..clock import PHASE_SCHEDULER, Wakeup
 from ..objects import FALSE, PREFER_NO_SCHEDULE, TRUE, Node, Pod, Taint
 from ..store import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
 from .framework import (
+    ASSIGNED_POD_ADD,
     ASSIGNED_POD_DELETE,
     MAX_NODE_SCORE,
     NODE_ADD,
@@ -59,6 +60,7 @@ from .plugins import (
 from .preemption import DefaultPreemption
 from .queue import SchedulingQueue
 from .snapshot import NodeColumns, fit_status
+from .topology import HINT_EVENTS, Cycle, Topology
 
 if TYPE_CHECKING:
     from ..simulation import Simulation
@@ -253,6 +255,10 @@ class Scheduler:
         self._prefer_no_schedule: set[str] = set()
         # Per-node columns for the vectorised filter and score (snapshot.py).
         self.columns = NodeColumns(sim.store, self.nominated)
+        # PodTopologySpread and InterPodAffinity (topology.py): counts of matching pods per node, and
+        # the current attempt's cycle state.
+        self.topology = Topology(sim, self.columns, self.node_order, lambda: self.filters)
+        self._cycle: Cycle | None = None
         # PostFilter: DefaultPreemption (set to None to run without preemption).
         self.preemption: DefaultPreemption | None = DefaultPreemption(self)
         # Told (placed, pods to place) while the pods created at t=0 are placed: a large scenario
@@ -272,7 +278,7 @@ class Scheduler:
             self.queue.delete(pod.key)
             self.last_attempt.pop(pod.key, None)
             if what == "removed" and pod.node_name and not pod.is_terminal():
-                self._cluster_event(ClusterEvent(ASSIGNED_POD_DELETE, pod.node_name))
+                self._cluster_event(ClusterEvent(ASSIGNED_POD_DELETE, pod.node_name, pod=pod))
             return
         if what == "added" and not pod.node_name and not pod.is_terminal():
             self.queue.add(pod.key, pod.priority, self.sim.clock.now)
@@ -280,10 +286,12 @@ class Scheduler:
         elif what == "bound":
             self._forget_nomination(pod)
             self.queue.done(pod.key)
+            if self.topology.rejected:
+                self._cluster_event(ClusterEvent(ASSIGNED_POD_ADD, pod.node_name, pod=pod))
         elif what == "phase" and pod.is_terminal():
             if pod.node_name:
                 # A finished pod no longer holds its requests: as good as deleted for the others.
-                self._cluster_event(ClusterEvent(ASSIGNED_POD_DELETE, pod.node_name))
+                self._cluster_event(ClusterEvent(ASSIGNED_POD_DELETE, pod.node_name, pod=pod))
             else:
                 self._forget_nomination(pod)
                 self.queue.delete(pod.key)
@@ -359,6 +367,8 @@ class Scheduler:
             for name in plugins:
                 plugin = FILTERS_BY_NAME.get(name)
                 if plugin is not None and event.kind in plugin.events and plugin.hint(pod, event, node):
+                    return True
+                if name in HINT_EVENTS and event.kind in HINT_EVENTS[name] and self.topology.hint(name, pod, event):
                     return True
         return False
 
@@ -487,18 +497,34 @@ class Scheduler:
                 and not pod.node_name and not pod.node_selector and pod.required_node_affinity is None
                 and pod.affinity_node_name is None):
             # NodeUnschedulable, NodeName, TaintToleration and NodeAffinity cannot reject here.
-            return NODE_RESOURCES_FIT.filter(pod, target)
-        for plugin in self.filters:
-            status = plugin.filter(pod, target)
-            if not status.ok:
-                return status
-        return OK
+            status = NODE_RESOURCES_FIT.filter(pod, target)
+        else:
+            status = OK
+            for plugin in self.filters:
+                status = plugin.filter(pod, target)
+                if not status.ok:
+                    break
+        if not status.ok or self.filters is not DEFAULT_FILTERS:
+            return status
+        # PodTopologySpread and InterPodAffinity come after NodeResourcesFit in the default profile.
+        cycle = self._cycle
+        if cycle is None or cycle.pod is not pod:
+            cycle = self.topology.cycle(pod)
+        return cycle.filter(target) if cycle.filters else status
+
+    def cycle_of(self, pod: Pod) -> Cycle:
+        """The current attempt's cycle state for `pod` (a fresh one outside an attempt)."""
+        cycle = self._cycle
+        if cycle is None or cycle.pod is not pod:
+            cycle = self.topology.cycle(pod)
+        return cycle
 
     def resources_only(self, pod: Pod, node: Node) -> bool:
         """True when only NodeResourcesFit can reject `pod` on `node` and no nominated pod counts."""
         return (self.filters is DEFAULT_FILTERS and not node.taints and not node.unschedulable
                 and not pod.node_name and not pod.node_selector and pod.required_node_affinity is None
-                and pod.affinity_node_name is None and node.name not in self.nominated)
+                and pod.affinity_node_name is None and node.name not in self.nominated
+                and not self.cycle_of(pod).filters)
 
     def prefilter_node_names(self, pod: Pod) -> set[str] | None:
         """NodeAffinity PreFilter: required affinity to specific node names (metadata.name In, as
@@ -547,6 +573,10 @@ class Scheduler:
         feasible = placement.feasible
         overrides: dict[int, Status] = {}
         counted = None
+        cycle = self.cycle_of(pod)
+        extra = cycle.verdict() if cycle.filters else None
+        if extra is not None:
+            feasible = feasible & (extra[0] == 0)
         if self.nominated:
             # Nodes with nominated pods of equal or higher priority: with them counted, from their
             # sums where all of them count; one by one (the plain filters) where only some do and on
@@ -559,6 +589,9 @@ class Scheduler:
             if own is not None and has[own]:
                 counted[own] = False
                 some[own] = True
+            if extra is not None:  # nominated pods change the spread and affinity counts: per node
+                some |= counted
+                counted[:] = False
             rows = np.flatnonzero(counted)
             if len(rows):
                 feasible[rows] = cls.ok[rows] & columns.fits_with_nominated(pod, rows)
@@ -579,11 +612,11 @@ class Scheduler:
         diagnosis = Diagnosis()
         if processed > len(rows):
             window = np.arange(start, start + processed) % count
-            self._record_rejected(diagnosis, pod, order, cls, window[~feasible[window]], overrides, counted)
+            self._record_rejected(diagnosis, pod, order, cls, window[~feasible[window]], overrides, counted, extra)
         return rows, diagnosis, placement
 
     def _record_rejected(self, diagnosis: Diagnosis, pod: Pod, order: list[Node], cls, rejected: np.ndarray,
-                         overrides: dict[int, Status], counted: np.ndarray | None) -> None:
+                         overrides: dict[int, Status], counted: np.ndarray | None, extra=None) -> None:
         """Each rejected node's status: its class's first failing filter, else NodeResourcesFit's
         failed checks (one shared status per combination), else (nominated pods counted) its own."""
         table = list(cls.table)
@@ -605,6 +638,12 @@ class Scheduler:
             keys = bits * 2 + unresolvable
             fit_ids = np.empty_like(keys)
             for key in np.unique(keys).tolist():
+                if key == 0:  # fits: rejected by PodTopologySpread or InterPodAffinity
+                    extra_ids, extra_table = extra
+                    passed = keys == 0
+                    fit_ids[passed] = extra_ids[fit_rows[passed]] + (len(table) - 1)
+                    table.extend(extra_table[1:])
+                    continue
                 fit_ids[keys == key] = len(table)
                 table.append(fit_status(key >> 1, bool(key & 1)))
             ids[by_fit] = fit_ids
@@ -721,6 +760,13 @@ class Scheduler:
         return int(rows[ties[self.sim.rng.randrange(len(ties))]])
 
     def schedule_one(self, pod: Pod, info) -> None:
+        self._cycle = self.topology.cycle(pod)
+        try:
+            self._schedule_one(pod, info)
+        finally:
+            self._cycle = None
+
+    def _schedule_one(self, pod: Pod, info) -> None:
         if not self.sim.store.nodes:
             self._fail(pod, info, Diagnosis(), error=NO_NODES_AVAILABLE)
             return
@@ -729,14 +775,28 @@ class Scheduler:
                 or self.prefilter_node_names(pod) is not None:
             feasible, diagnosis = self.find_nodes_that_fit(pod)
             if feasible:
-                node = feasible[0] if len(feasible) == 1 else self.select_host(feasible, self.score(pod, feasible))
+                if len(feasible) == 1:
+                    node = feasible[0]
+                else:
+                    scores = self.score(pod, feasible)
+                    cycle = self.cycle_of(pod)
+                    if cycle.scores:
+                        scores = [a + b for a, b in zip(scores, cycle.score_nodes(feasible))]
+                    node = self.select_host(feasible, scores)
                 self.bind(pod, node)
                 return
             self._fail(pod, info, diagnosis)
             return
         rows, diagnosis, placement = self._find_rows(pod, order)
         if len(rows):
-            row = int(rows[0]) if len(rows) == 1 else self.select_row(rows, self.columns.score(pod, placement, rows))
+            if len(rows) == 1:
+                row = int(rows[0])
+            else:
+                scores = self.columns.score(pod, placement, rows)
+                cycle = self.cycle_of(pod)
+                if cycle.scores:
+                    scores = scores + cycle.score(rows)
+                row = self.select_row(rows, scores)
             self.bind(pod, order[row])
             return
         self._fail(pod, info, diagnosis)
@@ -753,6 +813,8 @@ class Scheduler:
             nominate, post_message = self.preemption.post_filter(pod, diagnosis)
         message = error or diagnosis.message(num_nodes, post_message)
         plugins = frozenset(diagnosis.plugins)
+        if HINT_EVENTS.keys() & plugins:
+            self.topology.rejected = True
         self.last_attempt[pod.key] = Attempt(now, message, diagnosis, post_message,
                                              nominate if nominate is not None else pod.nominated_node_name, plugins)
         store.event("Warning", "FailedScheduling", pod.ref, truncate_message(message), self.config.scheduler_name)

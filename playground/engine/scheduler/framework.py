@@ -21,19 +21,21 @@ MAX_NODE_SCORE = 100
 NODE_ADD = "Node/Add"
 NODE_TAINT_UPDATE = "Node/UpdateNodeTaint"  # a taint or spec.unschedulable changed
 ASSIGNED_POD_DELETE = "AssignedPod/Delete"  # deleted, or finished (Succeeded/Failed): its room is free
+ASSIGNED_POD_ADD = "AssignedPod/Add"  # a pod was bound (PodTopologySpread, InterPodAffinity)
 
 
 class ClusterEvent:
     """One event for the queueing hints: the node involved and, for an update, what it had before."""
 
-    __slots__ = ("kind", "node", "old_taints", "old_unschedulable")
+    __slots__ = ("kind", "node", "old_taints", "old_unschedulable", "pod")
 
     def __init__(self, kind: str, node: str = "", old_taints: tuple[Taint, ...] = (),
-                 old_unschedulable: bool = False) -> None:
+                 old_unschedulable: bool = False, pod: Pod | None = None) -> None:
         self.kind = kind
         self.node = node
         self.old_taints = old_taints
         self.old_unschedulable = old_unschedulable
+        self.pod = pod  # the assigned pod of a pod event
 
     def __repr__(self) -> str:
         return f"ClusterEvent({self.kind}, {self.node})"

@@ -253,7 +253,9 @@ class DefaultPreemption:
         scheduler = self.scheduler
         order = scheduler.node_order()
         rows = diagnosis.rows_with_code(order, UNSCHEDULABLE)
-        if rows is not None and scheduler.filters is DEFAULT_FILTERS:
+        if rows is not None and scheduler.filters is DEFAULT_FILTERS and not scheduler.cycle_of(pod).filters:
+            # (the victim cache holds per-node outcomes; with spread or affinity constraints a node's
+            # outcome depends on the other nodes' pods too)
             if not len(rows):
                 return [], {}
             pdbs = list(self.sim.store.pdbs.values())

@@ -28,7 +28,7 @@ import numpy as np
 from ..objects import PREFER_NO_SCHEDULE, Node, Pod
 from ..store import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
 from .framework import MAX_NODE_SCORE, OK, UNSCHEDULABLE, UNSCHEDULABLE_AND_UNRESOLVABLE, Status
-from .plugins import NODE_AFFINITY, NODE_RESOURCES_FIT, TAINT_TOLERATION, balanced_score
+from .plugins import NODE_AFFINITY, NODE_RESOURCES_FIT, TAINT_TOLERATION, balanced_score, untolerated_taint
 from .plugins import least_allocated as least_allocated_one
 
 if TYPE_CHECKING:
@@ -123,6 +123,10 @@ class NodeColumns:
         # position in this log (log_base: rows dropped from the front when it grew long).
         self.log: list[int] = []
         self.log_base = 0
+        self._domains: dict[str, tuple] = {}
+        self._domain_bits: dict[str, np.ndarray] = {}
+        self.spread_shapes: dict[int, tuple] = {}  # PodTopologySpread's score path per constraints
+        self._node_affinity_ok: dict[tuple, np.ndarray] = {}
         store.on_requests = self.requests_changed
 
     # ---------------------------------------------------------------- keeping current
@@ -165,6 +169,10 @@ class NodeColumns:
         self.classes.clear()
         self.affinity.clear()
         self.placements.clear()
+        self._domains = {}
+        self._domain_bits = {}
+        self._node_affinity_ok = {}
+        self.spread_shapes = {}
         self.log_base += len(self.log)
         self.log = []
         self.dirty.clear()
@@ -174,6 +182,58 @@ class NodeColumns:
     def _flags(self, i: int, node: Node) -> None:
         self.special[i] = bool(node.taints) or node.unschedulable
         self.prefer[i] = any(t.effect == PREFER_NO_SCHEDULE for t in node.taints)
+
+    def domains(self, key: str) -> tuple[np.ndarray, np.ndarray, int]:
+        """(per row: the id of its value of label `key`, "" when missing; per row: has the label;
+        number of values). Node labels do not change while a node exists."""
+        entry = self._domains.get(key)
+        if entry is None:
+            ids_of: dict[str, int] = {}
+            ids = np.fromiter((ids_of.setdefault(node.labels.get(key, ""), len(ids_of)) for node in self.nodes),
+                              dtype=np.int64, count=len(self.nodes))
+            has = np.fromiter((key in node.labels for node in self.nodes), dtype=bool, count=len(self.nodes))
+            entry = self._domains[key] = (ids, has, len(ids_of), ids_of)
+        return entry[0], entry[1], entry[2]
+
+    def has_everywhere(self, key: str) -> bool:
+        """Every row has label `key`."""
+        self.domains(key)
+        entry = self._domains[key]
+        if len(entry) == 4:
+            entry = self._domains[key] = (*entry, bool(entry[1].all()))
+        return entry[4]
+
+    def domain_bits(self, key: str) -> np.ndarray:
+        """Per row: 1 << its domain id of `key` (at most 62 domains), to count the domains of a set
+        of rows with one OR."""
+        bits = self._domain_bits.get(key)
+        if bits is None:
+            bits = self._domain_bits[key] = np.left_shift(np.int64(1), self.domains(key)[0])
+        return bits
+
+    def domain_id(self, key: str, value: str) -> int | None:
+        self.domains(key)
+        return self._domains[key][3].get(value)
+
+    def node_affinity_ok(self, pod: Pod) -> np.ndarray:
+        """Rows that match the pod's nodeSelector and required node affinity (GetRequiredNodeAffinity)."""
+        key = (tuple(pod.node_selector.items()), pod.required_node_affinity, pod.affinity_node_name)
+        mask = self._node_affinity_ok.get(key)
+        if mask is None:
+            if key == ((), None, None):
+                mask = np.ones(len(self.nodes), dtype=bool)
+            else:
+                mask = np.fromiter((NODE_AFFINITY.filter(pod, node).ok for node in self.nodes), dtype=bool,
+                                   count=len(self.nodes))
+            self._node_affinity_ok[key] = mask
+        return mask
+
+    def tolerated(self, pod: Pod) -> np.ndarray:
+        """Rows whose NoSchedule / NoExecute taints the pod tolerates."""
+        mask = np.ones(len(self.nodes), dtype=bool)
+        for i in np.flatnonzero(self.special).tolist():
+            mask[i] = untolerated_taint(self.nodes[i].taints, pod.tolerations) is None
+        return mask
 
     def invalidate(self) -> None:
         """A node was added or removed: rows are rebuilt in the new order at the next cycle."""

@@ -1,0 +1,241 @@
+"""Per-node counts of the pods that match a selector, kept as pods come and go (what
+PodTopologySpread and InterPodAffinity read of kube-scheduler's NodeInfo.Pods).
+
+Pods that share a labels dict (pods of one template) and a namespace form a label class. Each class
+keeps, per node name, how many of its pods count there (bound and not terminal) and how many of
+those are being deleted: the store tells every change (`Store.on_account`, the `deleting` pod
+event). A matcher (namespaces and selectors) asked for once is watched from then on: two columns
+over the scheduler's node rows, every counted pod ("all": InterPodAffinity counts terminating pods)
+and those not being deleted ("live": PodTopologySpread skips them, countPodsMatchSelector). A new
+matcher is built from the classes it matches, so its cost is the number of pods it matches, not the
+size of the cluster; the columns are rebuilt from the classes when the node rows change.
+
+Pods with pod affinity or anti-affinity terms are also kept by node (few clusters have many): the
+symmetric checks and scores read their terms.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..objects import LabelSelector, Pod
+
+if TYPE_CHECKING:
+    from ..store import Store
+    from .snapshot import NodeColumns
+
+
+@dataclass(slots=True, frozen=True)
+class PodMatcher:
+    """Pods in one of `namespaces` whose labels match every selector (a None selector matches no pod,
+    as LabelSelectorAsSelector(nil) is labels.Nothing())."""
+
+    namespaces: frozenset[str]
+    selectors: tuple[LabelSelector | None, ...]
+
+    def matches(self, pod: Pod) -> bool:
+        return self.matches_labels(pod.namespace, pod.labels)
+
+    def matches_labels(self, namespace: str, labels: dict[str, str]) -> bool:
+        if namespace not in self.namespaces or not self.selectors:
+            return False
+        for selector in self.selectors:
+            if selector is None or not selector.matches(labels):
+                return False
+        return True
+
+
+def has_pod_affinity(pod: Pod) -> bool:
+    return bool(pod.required_pod_affinity or pod.preferred_pod_affinity or pod.required_pod_anti_affinity
+                or pod.preferred_pod_anti_affinity)
+
+
+class LabelClass:
+    __slots__ = ("namespace", "labels", "by_node", "deleting", "watched")
+
+    def __init__(self, namespace: str, labels: dict[str, str]) -> None:
+        self.namespace = namespace
+        self.labels = labels  # held so that its id stays this class's
+        self.by_node: dict[str, int] = {}
+        self.deleting: dict[str, int] = {}
+        self.watched: list[Watched] = []
+
+
+class Watched:
+    __slots__ = ("matcher", "all", "live", "generation", "domain_live", "live_max", "pair_keys")
+
+    def __init__(self, matcher: PodMatcher) -> None:
+        self.matcher = matcher
+        self.all: np.ndarray = np.zeros(0, dtype=np.int64)
+        self.live: np.ndarray = np.zeros(0, dtype=np.int64)
+        self.generation = -1
+        # topology key -> live counts summed per domain over every node row (kept with `live`)
+        self.domain_live: dict[str, np.ndarray] = {}
+        self.live_max = 0  # at least the largest value of `live`
+        # topology key -> per row `live * domains + domain id` (kept with `live`)
+        self.pair_keys: dict[str, np.ndarray] = {}
+
+
+class PodCounts:
+    def __init__(self, store: "Store", columns: "NodeColumns") -> None:
+        self.store = store
+        self.columns = columns
+        self.classes: dict[tuple[str, int], LabelClass] = {}
+        self.watched: dict[PodMatcher, Watched] = {}
+        self.deleting: dict[str, tuple[LabelClass, str]] = {}  # pod key -> (class, node) of counted deleting pods
+        # node name -> pods counted there that have pod (anti-)affinity terms
+        self.with_affinity: dict[str, dict[str, Pod]] = {}
+        self._last: dict[int, tuple[PodMatcher, Watched]] = {}
+        store.on_account = self._account
+        store.pod_watchers.append(self._on_pod_event)
+
+    # ---------------------------------------------------------------- keeping current
+
+    def _class(self, pod: Pod) -> LabelClass:
+        key = (pod.namespace, id(pod.labels))
+        cls = self.classes.get(key)
+        if cls is None:
+            cls = self.classes[key] = LabelClass(pod.namespace, pod.labels)
+            for watched in self.watched.values():
+                if watched.matcher.matches_labels(pod.namespace, pod.labels):
+                    cls.watched.append(watched)
+        return cls
+
+    def _row(self, node_name: str) -> int | None:
+        columns = self.columns
+        if not columns.valid:
+            return None
+        return columns.index.get(node_name)
+
+    def _account(self, pod: Pod, sign: int) -> None:
+        node_name = pod.node_name or ""
+        cls = self._class(pod)
+        count = cls.by_node.get(node_name, 0) + sign
+        if count:
+            cls.by_node[node_name] = count
+        else:
+            cls.by_node.pop(node_name, None)
+        was_deleting = False
+        if sign < 0 and pod.key in self.deleting:
+            del self.deleting[pod.key]
+            was_deleting = True
+            left = cls.deleting.get(node_name, 0) - 1
+            if left:
+                cls.deleting[node_name] = left
+            else:
+                cls.deleting.pop(node_name, None)
+        if cls.watched:
+            row = self._row(node_name)
+            if row is not None:
+                generation = self.columns.generation
+                for watched in cls.watched:
+                    if watched.generation == generation:
+                        watched.all[row] += sign
+                        if not was_deleting:
+                            watched.live[row] += sign
+                            if sign > 0 and watched.live[row] > watched.live_max:
+                                watched.live_max = int(watched.live[row])
+                            for key, sums in watched.domain_live.items():
+                                sums[self.columns._domains[key][0][row]] += sign
+                            for key, keys in watched.pair_keys.items():
+                                keys[row] += sign * self.columns._domains[key][2]
+        if not cls.by_node and not cls.deleting:
+            del self.classes[(pod.namespace, id(pod.labels))]
+        if has_pod_affinity(pod):
+            if sign > 0:
+                self.with_affinity.setdefault(node_name, {})[pod.key] = pod
+            else:
+                pods = self.with_affinity.get(node_name)
+                if pods is not None:
+                    pods.pop(pod.key, None)
+                    if not pods:
+                        del self.with_affinity[node_name]
+
+    def _on_pod_event(self, what: str, pod: Pod) -> None:
+        if what != "deleting":
+            return
+        if not pod.node_name or pod.is_terminal() or pod.key in self.deleting:
+            return
+        node_name = pod.node_name
+        cls = self._class(pod)
+        self.deleting[pod.key] = (cls, node_name)
+        cls.deleting[node_name] = cls.deleting.get(node_name, 0) + 1
+        if cls.watched:
+            row = self._row(node_name)
+            if row is not None:
+                generation = self.columns.generation
+                for watched in cls.watched:
+                    if watched.generation == generation:
+                        watched.live[row] -= 1
+                        for key, sums in watched.domain_live.items():
+                            sums[self.columns._domains[key][0][row]] -= 1
+                        for key, keys in watched.pair_keys.items():
+                            keys[row] -= self.columns._domains[key][2]
+
+    # ---------------------------------------------------------------- reading
+
+    def counts(self, matcher: PodMatcher) -> Watched:
+        """The columns of `matcher` over the current node rows."""
+        hit = self._last.get(id(matcher))
+        if hit is not None and hit[0] is matcher and hit[1].generation == self.columns.generation:
+            return hit[1]  # the same matcher object as last time (constraints are cached per template)
+        watched = self.watched.get(matcher)
+        if watched is None:
+            watched = self.watched[matcher] = Watched(matcher)
+            for cls in self.classes.values():
+                if matcher.matches_labels(cls.namespace, cls.labels):
+                    cls.watched.append(watched)
+        if watched.generation != self.columns.generation:
+            self._build(watched)
+        if len(self._last) > 4096:
+            self._last.clear()
+        self._last[id(matcher)] = (matcher, watched)
+        return watched
+
+    def _build(self, watched: Watched) -> None:
+        columns = self.columns
+        n = len(columns.nodes)
+        index = columns.index
+        total = np.zeros(n, dtype=np.int64)
+        deleting = np.zeros(n, dtype=np.int64)
+        for cls in self.classes.values():
+            if watched not in cls.watched:
+                continue
+            for name, count in cls.by_node.items():
+                row = index.get(name)
+                if row is not None:
+                    total[row] += count
+            for name, count in cls.deleting.items():
+                row = index.get(name)
+                if row is not None:
+                    deleting[row] += count
+        watched.all = total
+        watched.live = total - deleting
+        watched.live_max = int(watched.live.max()) if n else 0
+        watched.domain_live = {}
+        watched.pair_keys = {}
+        watched.generation = columns.generation
+
+    def domain_live(self, watched: Watched, key: str) -> np.ndarray:
+        """`watched.live` summed per domain of `key` over every row (current node rows)."""
+        sums = watched.domain_live.get(key)
+        if sums is None:
+            ids, _has, count = self.columns.domains(key)
+            sums = watched.domain_live[key] = np.bincount(ids, weights=watched.live, minlength=count).astype(np.int64)
+        return sums
+
+    def pair_keys(self, watched: Watched, key: str) -> np.ndarray:
+        """Per row `watched.live * (domains of key) + domain id of key`: a node's (matching pods,
+        domain) pair as one number."""
+        keys = watched.pair_keys.get(key)
+        if keys is None:
+            ids, _has, count = self.columns.domains(key)
+            keys = watched.pair_keys[key] = watched.live * count + ids
+        return keys
+
+    def affinity_pods(self) -> list[tuple[str, Pod]]:
+        """(node name, pod) of the counted pods with pod affinity or anti-affinity terms."""
+        return [(name, pod) for name, pods in self.with_affinity.items() for pod in pods.values()]

@@ -186,7 +186,7 @@ requests = { cpu = "1" }
     sim.apply(Operation("create-pod", pod="p", template=PodTemplate(labels={}, cpu=500)))
     sim.run_until(121)
     pod = sim.store.pods["default/p"]
-    assert "node(s) had untolerated taint {node.kubernetes.io/unreachable: }" in events(sim, "FailedScheduling")[0].message
+    assert "node(s) had untolerated taint(s)" in events(sim, "FailedScheduling")[0].message
     sim.apply(Operation("power-on", node="n-1"))
     sim.run_until(121)
     # Ready again: the node lifecycle controller drops unreachable:NoSchedule at once (the NoExecute

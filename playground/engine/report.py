@@ -197,6 +197,7 @@ def snapshot(sim: "Simulation", events: list[Event] | None = None) -> dict[str, 
     return {
         "time": sim.clock.now / 1000,
         "scenario": sim.scenario.scenario.name,
+        "kubernetesVersion": sim.release.version,
         "events": [e.as_dict() for e in events],
         "zones": {zone or "": state for zone, state in sorted(sim.nodelifecycle.zone_states.items())},
         "allZonesDown": sim.nodelifecycle.all_zones_down,

@@ -36,6 +36,9 @@ def fixture_cluster(nodes: list[str], pods: list[tuple], seed: int = 1, extra: s
                     f'labels = {{ app = "{name.split(".")[0]}" }}\n'
                     f'requests = {{ cpu = "{cpu}m", memory = "{memory}" }}\n')
     sim = make_sim(extra, header="\n".join(body))
+    for kubelet in sim.kubelets.values():
+        # upstream's tables build NodeInfo directly (some overcommit a node): no kubelet admission
+        kubelet.admit = lambda pod: None
     sim.run_until(10)
     return sim
 

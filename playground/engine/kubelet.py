@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .clock import PHASE_KUBELET
-from .objects import FALSE, RUNNING, TRUE, Condition, Lease, Node, Pod
+from .objects import FAILED, FALSE, RUNNING, TRUE, Condition, Lease, Node, Pod
 
 if TYPE_CHECKING:
     from .simulation import Simulation
@@ -36,6 +36,9 @@ LEASE_RENEW_FRACTION = 0.25
 # backoffEnsureLease: 100 ms doubled before each sleep, capped at 7 s.
 LEASE_BACKOFF_START_MS = 100
 LEASE_BACKOFF_MAX_MS = 7000
+# kubelet.rejectPod and the predicate admit handler's InsufficientResourcePrefix
+REJECTED_PREFIX = "Pod was rejected: "
+ADMISSION_REASON_PREFIX = "OutOf"
 
 
 @dataclass(slots=True)
@@ -392,10 +395,51 @@ class Kubelet:
             return
         if self.sim.nodeshutdown.reject_pod(self, pod):
             return
+        rejection = self.admit(pod)
+        if rejection is not None:
+            self.reject_pod(pod, *rejection)
+            return
         if pod.start_time is None:
             self.sim.store.set_pod_condition(pod, "Initialized", TRUE)
             pod.start_time = self.sim.clock.now
         self._start_container(pod)
+
+    def admit(self, pod: Pod) -> tuple[str, str] | None:
+        """The predicate admit handler (pkg/kubelet/lifecycle/predicate.go): the scheduler's
+        NodeResourcesFit against the pods this kubelet has admitted. None, or (reason, message) of
+        the first insufficient resource, checked as Fits checks them: pods, cpu, memory."""
+        node = self.node
+        if node is None:
+            return None
+        # The store already counts this pod on the node: when every bound pod fits, it fits too.
+        if (node.pod_count <= node.allocatable_pods and node.requested_cpu <= node.allocatable_cpu
+                and node.requested_memory <= node.allocatable_memory):
+            return None
+        pods = cpu = memory = 0
+        store = self.sim.store
+        for key, container in self.containers.items():
+            other = store.pods.get(key)
+            if key == pod.key or other is None or other.uid != container.uid or other.is_terminal():
+                continue
+            pods += 1
+            cpu += other.cpu
+            memory += other.memory
+        checks = (("pods", 1, pods, node.allocatable_pods, True),
+                  ("cpu", pod.cpu, cpu, node.allocatable_cpu, pod.cpu > 0),
+                  ("memory", pod.memory, memory, node.allocatable_memory, pod.memory > 0))
+        for resource, requested, used, capacity, checked in checks:
+            if checked and requested > capacity - used:
+                return (ADMISSION_REASON_PREFIX + resource,
+                        f"Node didn't have enough resource: {resource}, requested: {requested}, "
+                        f"used: {used}, capacity: {capacity}")
+        return None
+
+    def reject_pod(self, pod: Pod, reason: str, message: str) -> None:
+        """rejectPod: a Warning event with the admit handler's words; the pod Failed with
+        "Pod was rejected: " before them."""
+        store = self.sim.store
+        store.event("Warning", reason, pod.ref, message, "kubelet")
+        store.set_pod_phase(pod, FAILED, reason, REJECTED_PREFIX + message)
 
     def _start_container(self, pod: Pod) -> None:
         container = Container(pod.key, pod.uid, grace_seconds=pod.termination_grace_period_seconds,

@@ -23,6 +23,8 @@ or partitioned node keeps reporting what it last reported.
 
 from __future__ import annotations
 
+import hashlib
+import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -169,6 +171,8 @@ class Kubelet:
         self.lost_at: int | None = None
         self.shutdown = None  # set by the node shutdown manager while a shutdown runs
         self.mounted: dict[str, str] = {}  # volume key -> pod key: volumes mounted on this machine
+        self.boot = 0  # machine boots so far (power-on after power-off)
+        self.status_boot: tuple[str, int] | None = None  # (Node uid, boot) whose bootID the status carries
 
     # ---------------------------------------------------------------- state
 
@@ -228,13 +232,26 @@ class Kubelet:
             # set, or every reader (the UI's lease ages) would mark the nodes it reads as changed.
             self.lease_renew_time = renew
         report = self._last_periodic_report(now)
-        if report > self.last_report:
+        if report > self.last_report and self._status_current():
             self.last_report = report
             node = self.node
             if node is not None:
                 for cond in node.conditions.values():
                     if cond.type != "NetworkUnavailable":
                         cond.last_heartbeat_time = report
+
+    def _status_current(self) -> bool:
+        """Does the Node hold the conditions this kubelet would post? Only then is a periodic
+        report a heartbeat on them; otherwise (the node lifecycle controller set Unknown while this
+        kubelet was cut off) the kubelet's next sync posts its own conditions (sync_status)."""
+        node = self.node
+        if node is None:
+            return True
+        for ctype, want in self.desired_conditions().items():
+            cond = node.conditions.get(ctype)
+            if cond is None or (cond.status, cond.reason, cond.message) != want:
+                return False
+        return True
 
     def _last_periodic_report(self, now: int) -> int:
         period = self.config.node_status_update_frequency
@@ -286,6 +303,7 @@ class Kubelet:
         )
         if not (force or changed or now - self.last_report >= self.config.node_status_report_frequency):
             return
+        self._check_boot_id(node)
         old_ready = node.ready_status()
         conditions = dict(node.conditions)
         for ctype, (status, reason, message) in desired.items():
@@ -301,6 +319,21 @@ class Kubelet:
                 "Normal", status_event, f"Node/{self.node_name}",
                 f"Node {self.node_name} status is now: {status_event}", "kubelet",
             )
+
+    def boot_id(self) -> str:
+        """node.status.nodeInfo.bootID: a random UUID per boot on a real machine; here derived from
+        the node's name and boot number so that no draw of the simulation's RNG is spent."""
+        digest = hashlib.md5(f"{self.node_name}/{self.boot}".encode()).digest()
+        return str(uuid.UUID(bytes=digest, version=4))
+
+    def _check_boot_id(self, node: Node) -> None:
+        """The MachineInfo status setter: a Node whose status holds another boot's bootID gets the
+        Warning Rebooted event (a re-created Node object starts without one)."""
+        seen = self.status_boot
+        if seen is not None and seen[0] == node.uid and seen[1] != self.boot:
+            self.sim.store.event("Warning", "Rebooted", f"Node/{self.node_name}",
+                                 f"Node {self.node_name} has been rebooted, boot id: {self.boot_id()}", "kubelet")
+        self.status_boot = (node.uid, self.boot)
 
     def schedule_status_sync(self) -> None:
         """Post at the next tick of the status loop (used after a heal)."""
@@ -333,6 +366,7 @@ class Kubelet:
         self.shutdown = None
 
     def power_on(self) -> None:
+        self.boot += 1
         self.power = "on"
         self.running = True
         self.network = "connected"

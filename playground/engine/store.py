@@ -218,14 +218,22 @@ class Store:
         if self.pod_conditions.set(pod, ctype, status, reason, message, self.now()):
             self._pod_changed("condition", pod)
 
-    def mark_pod_deleting(self, pod: Pod, grace_seconds: int) -> None:
-        """The API server's graceful delete: deletionTimestamp = now + grace."""
+    def mark_pod_deleting(self, pod: Pod, grace_seconds: int, override: bool = True) -> None:
+        """The API server's graceful delete (rest.BeforeDelete): deletionTimestamp = now + grace.
+
+        A delete of a pod already being deleted may only shorten the grace period, and only with
+        DeleteOptions.gracePeriodSeconds (`override`); the deletionTimestamp then moves to the
+        first delete's time plus the new period (old timestamp - old period + new period)."""
+        old = pod.deletion_grace_period_seconds
         if pod.deletion_timestamp is not None:
-            # A second delete may only shorten the grace period.
-            if pod.deletion_grace_period_seconds is not None and grace_seconds >= pod.deletion_grace_period_seconds:
+            if not override or (old is not None and grace_seconds >= old):
                 return
-        pod.deletion_grace_period_seconds = grace_seconds
-        pod.deletion_timestamp = self.now() + grace_seconds * 1000
+            first_delete = pod.deletion_timestamp - (old or 0) * 1000
+            pod.deletion_grace_period_seconds = grace_seconds
+            pod.deletion_timestamp = first_delete + grace_seconds * 1000
+        else:
+            pod.deletion_grace_period_seconds = grace_seconds
+            pod.deletion_timestamp = self.now() + grace_seconds * 1000
         self._pod_changed("deleting", pod)
 
     def set_nominated_node(self, pod: Pod, node_name: str) -> None:

@@ -40,6 +40,7 @@ LEASE_BACKOFF_START_MS = 100
 LEASE_BACKOFF_MAX_MS = 7000
 # kubelet.rejectPod and the predicate admit handler's InsufficientResourcePrefix
 REJECTED_PREFIX = "Pod was rejected: "
+SOURCE = "kubelet"
 ADMISSION_REASON_PREFIX = "OutOf"
 
 
@@ -172,6 +173,7 @@ class Kubelet:
         self.shutdown = None  # set by the node shutdown manager while a shutdown runs
         self.mounted: dict[str, str] = {}  # volume key -> pod key: volumes mounted on this machine
         self.boot = 0  # machine boots so far (power-on after power-off)
+        self.process = 0  # kubelet processes started so far: each has its own event recorder
         self.status_boot: tuple[str, int] | None = None  # (Node uid, boot) whose bootID the status carries
 
     # ---------------------------------------------------------------- state
@@ -197,6 +199,10 @@ class Kubelet:
         if self.reachable_at is not None:
             return "Reconnecting"
         return "Running"
+
+    def event(self, type_: str, reason: str, obj: str, message: str) -> None:
+        """An event from this kubelet process (source kubelet, host = the node)."""
+        self.sim.store.event(type_, reason, obj, message, SOURCE, instance=f"{self.node_name}#{self.process}")
 
     # ---------------------------------------------------------------- registration
 
@@ -315,10 +321,8 @@ class Kubelet:
         new_ready = conditions["Ready"].status
         if new_ready != old_ready:
             status_event = "NodeReady" if new_ready == TRUE else "NodeNotReady"
-            self.sim.store.event(
-                "Normal", status_event, f"Node/{self.node_name}",
-                f"Node {self.node_name} status is now: {status_event}", "kubelet",
-            )
+            self.event("Normal", status_event, f"Node/{self.node_name}",
+                       f"Node {self.node_name} status is now: {status_event}")
 
     def boot_id(self) -> str:
         """node.status.nodeInfo.bootID: a random UUID per boot on a real machine; here derived from
@@ -331,8 +335,8 @@ class Kubelet:
         Warning Rebooted event (a re-created Node object starts without one)."""
         seen = self.status_boot
         if seen is not None and seen[0] == node.uid and seen[1] != self.boot:
-            self.sim.store.event("Warning", "Rebooted", f"Node/{self.node_name}",
-                                 f"Node {self.node_name} has been rebooted, boot id: {self.boot_id()}", "kubelet")
+            self.event("Warning", "Rebooted", f"Node/{self.node_name}",
+                       f"Node {self.node_name} has been rebooted, boot id: {self.boot_id()}")
         self.status_boot = (node.uid, self.boot)
 
     def schedule_status_sync(self) -> None:
@@ -367,11 +371,12 @@ class Kubelet:
 
     def power_on(self) -> None:
         self.boot += 1
+        self.process += 1
         self.power = "on"
         self.running = True
         self.network = "connected"
         self.reachable_at = None
-        self.sim.store.event("Normal", "Starting", f"Node/{self.node_name}", "Starting kubelet.", "kubelet")
+        self.event("Normal", "Starting", f"Node/{self.node_name}", "Starting kubelet.")
         self.register()
 
     def stop_process(self) -> None:
@@ -386,9 +391,10 @@ class Kubelet:
             self.power_off()
 
     def start_process(self) -> None:
+        self.process += 1
         self.running = True
         self.reachable_at = None
-        self.sim.store.event("Normal", "Starting", f"Node/{self.node_name}", "Starting kubelet.", "kubelet")
+        self.event("Normal", "Starting", f"Node/{self.node_name}", "Starting kubelet.")
         if self.network == "connected":
             self.register()
 
@@ -472,7 +478,7 @@ class Kubelet:
         """rejectPod: a Warning event with the admit handler's words; the pod Failed with
         "Pod was rejected: " before them."""
         store = self.sim.store
-        store.event("Warning", reason, pod.ref, message, "kubelet")
+        self.event("Warning", reason, pod.ref, message)
         store.set_pod_phase(pod, FAILED, reason, REJECTED_PREFIX + message)
 
     def _start_container(self, pod: Pod) -> None:
@@ -563,7 +569,7 @@ class Kubelet:
             if container.stop_at is None or now + stop_after >= container.stop_at:
                 return
         elif pod is not None:
-            self.sim.store.event("Normal", "Killing", pod.ref, "Stopping container main", "kubelet")
+            self.event("Normal", "Killing", pod.ref, "Stopping container main")
         self.sim.clock.cancel(container.timer)
         container.stopping = True
         container.stop_at = now + stop_after

@@ -103,8 +103,8 @@ class NodeShutdownManager:
             return f"node {kubelet.node_name} shut down immediately ({why})"
         store = self.sim.store
         if kubelet.signalling:
-            store.event("Normal", "NodeShutdown", f"Node/{kubelet.node_name}",
-                        "Shutdown manager detected shutdown event", SOURCE)
+            kubelet.event("Normal", "NodeShutdown", f"Node/{kubelet.node_name}",
+                          "Shutdown manager detected shutdown event")
         state = ShutdownState(groups, started_at=self.sim.clock.now)
         state.members = [[] for _ in groups]
         for pod in sorted(store.pods_on(kubelet.node_name), key=lambda p: p.key):

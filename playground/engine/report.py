@@ -216,4 +216,7 @@ def snapshot(sim: "Simulation", events: list[Event] | None = None) -> dict[str, 
 
 
 def format_event(event: Event) -> str:
-    return f"{format_duration(event.time):>10}  {event.type:<7}  {event.reason:<22} {event.object:<34} {event.message}"
+    line = f"{format_duration(event.time):>10}  {event.type:<7}  {event.reason:<22} {event.object:<34} {event.message}"
+    if event.count > 1:
+        line += f"  (x{event.count}, last {format_duration(event.last_time)})"
+    return line

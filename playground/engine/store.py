@@ -53,18 +53,58 @@ class ChangeSet:
 
 
 class EventRecorder:
-    """Events as `kubectl get events` shows them. Bounded when a limit is given (the TUI's log)."""
+    """Events as `kubectl get events` shows them. Bounded when a limit is given (the TUI's log).
+
+    client-go's EventCorrelator (tools/record/events_cache.go) counts an event that repeats one
+    already recorded with the same key (source, involved object, type, reason, message): the
+    existing Event is patched with count + 1 and a new lastTimestamp, firstTimestamp stays. The key
+    has no time window (the eventLogger's LRU cache of 4096 keys per component is not modelled:
+    every key is remembered). `total` counts Events (rows), `repeats` the repeats folded into them;
+    `repeated` lists the Events whose count rose since the UI last took them."""
 
     def __init__(self, clock_now: Callable[[], int], limit: int | None = None) -> None:
         self._now = clock_now
+        self.limit = limit
         self.events: deque[Event] = deque(maxlen=limit)
         self.total = 0
+        self.repeats = 0
+        self.repeated: list[Event] = []
+        self._by_key: dict[tuple[str, ...], tuple[int, Event]] = {}
+        # told of every occurrence, a repeat too (time, the Event): for whoever needs each one
+        self.listeners: list[Callable[[int, Event], None]] = []
 
-    def record(self, type_: str, reason: str, obj: str, message: str, source: str) -> Event:
-        event = Event(self._now(), type_, reason, obj, message, source)
+    def record(self, type_: str, reason: str, obj: str, message: str, source: str,
+               uid: str = "", instance: str = "") -> Event:
+        """`uid` is the involved object's (a pod re-created under its name is another object),
+        `instance` the recording process (a restarted kubelet starts with an empty cache)."""
+        now = self._now()
+        key = (source, instance, obj, uid, type_, reason, message)
+        seen = self._by_key.get(key)
+        if seen is not None and seen[0] > self.total - len(self.events):
+            event = seen[1]
+            event.count += 1
+            event.last_time = now
+            self.repeats += 1
+            if self.limit is not None:
+                self.repeated.append(event)
+            for listener in self.listeners:
+                listener(now, event)
+            return event
+        event = Event(now, type_, reason, obj, message, source)
         self.events.append(event)
         self.total += 1
+        self._by_key[key] = (self.total, event)
+        if self.limit is not None and len(self._by_key) > 2 * self.limit:
+            # the bounded log forgets the keys of Events it dropped
+            first = self.total - len(self.events)
+            self._by_key = {k: v for k, v in self._by_key.items() if v[0] > first}
+        for listener in self.listeners:
+            listener(now, event)
         return event
+
+    def take_repeated(self) -> list[Event]:
+        repeated, self.repeated = self.repeated, []
+        return repeated
 
     def since(self, total_seen: int) -> list[Event]:
         """Events recorded after the first `total_seen` ones (as many as the bound kept)."""
@@ -108,9 +148,19 @@ class Store:
         self._uid += 1
         return f"uid-{self._uid:08d}"
 
-    def event(self, type_: str, reason: str, obj: str, message: str, source: str) -> Event:
+    def event(self, type_: str, reason: str, obj: str, message: str, source: str, instance: str = "") -> Event:
         self.changes.events += 1
-        return self.recorder.record(type_, reason, obj, message, source)
+        return self.recorder.record(type_, reason, obj, message, source, self._uid_of(obj), instance)
+
+    def _uid_of(self, obj: str) -> str:
+        """The uid of an involved Pod or Node that still exists ("" otherwise)."""
+        if obj.startswith("Pod/"):
+            pod = self.pods.get(obj[4:])
+            return pod.uid if pod is not None else ""
+        if obj.startswith("Node/"):
+            node = self.nodes.get(obj[5:])
+            return node.uid if node is not None else ""
+        return ""
 
     def take_changes(self) -> ChangeSet:
         changes, self.changes = self.changes, ChangeSet()

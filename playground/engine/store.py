@@ -68,8 +68,9 @@ class EventRecorder:
         self.events: deque[Event] = deque(maxlen=limit)
         self.total = 0
         self.repeats = 0
-        self.repeated: list[Event] = []
-        self._by_key: dict[tuple[str, ...], tuple[int, Event]] = {}
+        self.repeated: list[Event] | None = []
+        self._by_key: dict[str, Event] = {}  # event key -> its Event
+        self._seq: dict[str, int] = {}  # event key -> the Event's number (1 = first recorded)
         # told of every occurrence, a repeat too (time, the Event): for whoever needs each one
         self.listeners: list[Callable[[int, Event], None]] = []
 
@@ -78,31 +79,37 @@ class EventRecorder:
         """`uid` is the involved object's (a pod re-created under its name is another object),
         `instance` the recording process (a restarted kubelet starts with an empty cache)."""
         now = self._now()
-        key = (source, instance, obj, uid, type_, reason, message)
-        seen = self._by_key.get(key)
-        if seen is not None and seen[0] > self.total - len(self.events):
-            event = seen[1]
+        # one string, not a tuple: hundreds of thousands of keys must not be objects the GC tracks
+        key = "\x00".join((source, instance, obj, uid, type_, reason, message))
+        seq = self._seq.get(key)
+        if seq is not None and seq > self.total - len(self.events):
+            event = self._by_key[key]
             event.count += 1
             event.last_time = now
             self.repeats += 1
-            if self.limit is not None:
+            if self.limit is not None and self.repeated is not None:
                 self.repeated.append(event)
+                if len(self.repeated) > self.limit:
+                    self.repeated = None  # nobody took them: the UI rebuilds from the log
             for listener in self.listeners:
                 listener(now, event)
             return event
         event = Event(now, type_, reason, obj, message, source)
         self.events.append(event)
         self.total += 1
-        self._by_key[key] = (self.total, event)
-        if self.limit is not None and len(self._by_key) > 2 * self.limit:
+        self._seq[key] = self.total
+        self._by_key[key] = event
+        if self.limit is not None and len(self._seq) > 2 * self.limit:
             # the bounded log forgets the keys of Events it dropped
             first = self.total - len(self.events)
-            self._by_key = {k: v for k, v in self._by_key.items() if v[0] > first}
+            self._seq = {k: v for k, v in self._seq.items() if v > first}
+            self._by_key = {k: self._by_key[k] for k in self._seq}
         for listener in self.listeners:
             listener(now, event)
         return event
 
-    def take_repeated(self) -> list[Event]:
+    def take_repeated(self) -> list[Event] | None:
+        """The Events counted again since the last call; None when more than the log holds were."""
         repeated, self.repeated = self.repeated, []
         return repeated
 

@@ -17,7 +17,15 @@ seed = 1
 
 
 def make_sim(body: str, header: str = BASE) -> Simulation:
-    return Simulation(parse_scenario(textwrap.dedent(header) + textwrap.dedent(body)))
+    sim = Simulation(parse_scenario(textwrap.dedent(header) + textwrap.dedent(body)))
+    # every occurrence of an event, repeats too (the recorder folds repeats into one Event)
+    sim.occurrences = []
+    sim.store.recorder.listeners.append(lambda time, event: sim.occurrences.append((time, event)))
+    return sim
+
+
+def occurrence_times(sim: Simulation, reason: str, obj: str | None = None) -> list[int]:
+    return [t for t, e in sim.occurrences if e.reason == reason and (obj is None or e.object == obj)]
 
 
 def nodes_toml(prefix: str, count: int, zone: str = "zone-a", cpu: str = "4", memory: str = "8Gi",

@@ -36,6 +36,9 @@ def fixture_cluster(nodes: list[str], pods: list[tuple], seed: int = 1, extra: s
                     f'labels = {{ app = "{name.split(".")[0]}" }}\n'
                     f'requests = {{ cpu = "{cpu}m", memory = "{memory}" }}\n')
     sim = make_sim(extra, header="\n".join(body))
+    for kubelet in sim.kubelets.values():
+        # upstream's tables build NodeInfo directly (some overcommit a node): no kubelet admission
+        kubelet.admit = lambda pod: None
     sim.run_until(10)
     return sim
 
@@ -220,7 +223,7 @@ def test_p2_preemption_policy_never_preempts_nothing():
     assert all(p.deletion_timestamp is None for p in sim.store.pods.values())
     [failed] = events(sim, "FailedScheduling", pod.ref)
     assert failed.message == ("0/3 nodes are available: 3 Insufficient cpu, 3 Insufficient memory. "
-                              "preemption: not eligible due to preemptionPolicy=Never..")
+                              "no new claims to deallocate, preemption: not eligible due to preemptionPolicy=Never..")
 
 
 # ---------------------------------------------------------------- A.5 TestPodEligibleToPreemptOthers
@@ -475,8 +478,8 @@ def test_nomination_is_cleared_when_preemption_finds_no_candidate():
     assert pod.nominated_node_name == "" and pod.node_name is None
     last = events(sim, "FailedScheduling", pod.ref)[-1]
     assert last.time == 70_000 and last.message == (
-        "0/1 nodes are available: 1 node(s) had untolerated taint {dedicated: x}. "
-        "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling..")
+        "0/1 nodes are available: 1 node(s) had untolerated taint(s). "
+        "no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling..")
 
 
 def test_victim_deleted_at_once_reaches_the_preemptor_as_an_in_flight_event():

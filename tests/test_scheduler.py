@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import events, make_sim, nodes_toml
+from conftest import BASE, events, make_sim, nodes_toml
 
 from playground.engine import Operation
 from playground.engine.objects import NodeSelectorRequirement, NodeSelectorTerm, PodTemplate, Taint, Toleration
@@ -301,8 +301,8 @@ requests = { cpu = "2", memory = "512Mi" }
     sim = make_sim(body)
     sim.run_until(0)
     pod = sim.store.pods["default/big"]
-    expected = ("0/3 nodes are available: 1 node(s) had untolerated taint {key: value}, 2 Insufficient cpu. "
-                "preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling..")
+    expected = ("0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu. "
+                "no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling..")
     [event] = events(sim, "FailedScheduling", pod.ref)
     assert (event.type, event.message, event.source, event.time) == ("Warning", expected, "default-scheduler", 0)
     cond = pod.conditions["PodScheduled"]
@@ -310,7 +310,7 @@ requests = { cpu = "2", memory = "512Mi" }
     attempt = sim.scheduler.last_attempt[pod.key]
     assert attempt.message == expected and set(attempt.statuses) == {"n-1", "n-2", "t-1"}
     assert attempt.unschedulable_plugins == {"NodeResourcesFit", "TaintToleration"}
-    assert attempt.post_filter_message.startswith("preemption: 0/3")
+    assert attempt.post_filter_message.startswith("no new claims to deallocate, preemption: 0/3")
     assert sim.scheduler.queue_state(pod) == ("unschedulable", None)
     sim.apply(Operation("untaint", node="t-1", taint="key"))
     sim.run_until(0)
@@ -340,7 +340,8 @@ def test_no_nodes_at_all():
     assert event.message == "no nodes available to schedule pods"
     assert sim.scheduler.queue_state(pod) == ("backoff", 1000)
     sim.run_until(1)
-    assert [e.time for e in events(sim, "FailedScheduling")] == [0, 1000]
+    [event] = events(sim, "FailedScheduling")  # the same message again: one Event, counted
+    assert (event.count, event.time, event.last_time) == (2, 0, 1000)
     assert sim.scheduler.queue_state(pod) == ("backoff", 3000)  # rejected by no plugin: backoff, not parked
 
 
@@ -399,7 +400,8 @@ def test_affinity_reaches_the_pod_and_survives_a_save():
 def test_long_explanations_are_truncated_in_the_event_only():
     body = "".join(f'\n[[nodes]]\nname = "n-{i}"\ncapacity = {{ cpu = "1", memory = "1Gi" }}\n'
                    f'taints = ["team-{i:03d}-with-a-long-key=value-{i}:NoSchedule"]\n' for i in range(30))
-    sim = make_sim(body + '\n[[pods]]\nname = "p"\n')
+    # up to 1.34 the reason names each taint, so 30 taints make a long message
+    sim = make_sim(body + '\n[[pods]]\nname = "p"\n', header=BASE + 'kubernetesVersion = "1.34"\n')
     sim.run_until(0)
     pod = sim.store.pods["default/p"]
     [event] = events(sim, "FailedScheduling", pod.ref)

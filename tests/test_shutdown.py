@@ -260,7 +260,7 @@ def test_new_pods_are_rejected_while_the_node_shuts_down():
     sim.run_until(70)
     sim.apply(Operation("create-pod", pod="late", pod_node_name="n-1"))
     late = sim.store.pods["default/late"]
-    assert (late.phase, late.reason, late.message) == ("Failed", "NodeShutdown", REJECT_MESSAGE)
+    assert (late.phase, late.reason, late.message) == ("Failed", "NodeShutdown", "Pod was rejected: " + REJECT_MESSAGE)
     assert [(e.time, e.type, e.message) for e in events(sim, "NodeShutdown", "Pod/default/late")] == [
         (70_000, "Warning", REJECT_MESSAGE)]
     assert "default/late" not in sim.kubelets["n-1"].containers

@@ -5,7 +5,9 @@
 - DefaultTolerationSeconds admission (plugin/pkg/admission/defaulttolerationseconds): pods without a
   matching toleration get not-ready and unreachable NoExecute tolerations for 300 s.
 - Graceful delete (pkg/registry/core/pod/strategy.go CheckGracefulDelete): unbound or terminated pods
-  go at once; others get deletionTimestamp = now + grace and wait for their kubelet.
+  go at once; others get deletionTimestamp = now + grace and wait for their kubelet. A second delete
+  with a shorter gracePeriodSeconds moves deletionTimestamp to the first delete's time plus the new
+  period (pkg/registry/rest/delete.go BeforeDelete); one without an override changes nothing.
 """
 
 from __future__ import annotations
@@ -115,4 +117,4 @@ class APIServer:
         if not pod.node_name or pod.is_terminal() or grace <= 0:
             self.store.remove_pod(pod)
             return
-        self.store.mark_pod_deleting(pod, grace)
+        self.store.mark_pod_deleting(pod, grace, override=grace_seconds is not None)

@@ -26,11 +26,11 @@ def check(sim: "Simulation", exp: "Expectation") -> list[Check]:
             checks.append((f"zone {zone}", want, have, have == want))
     if exp.event is not None:
         found = _events(sim, exp.event)
-        actual = _describe_events(found) if found else "none"
+        actual = _describe_events(found, exp.event.time) if found else "none"
         checks.append((f"event {_describe_match(exp.event)}", "at least one", actual, bool(found)))
     if exp.noEvent is not None:
         found = _events(sim, exp.noEvent)
-        actual = _describe_events(found) if found else "none"
+        actual = _describe_events(found, exp.noEvent.time) if found else "none"
         checks.append((f"no event {_describe_match(exp.noEvent)}", "none", actual, not found))
     if exp.pods is not None:
         count = sum(1 for p in sim.store.pods.values() if _pod_matches(p, exp.pods))
@@ -189,7 +189,7 @@ def _events(sim: "Simulation", match: "EventMatch") -> list:
             continue
         if match.message is not None and match.message not in event.message:
             continue
-        if match.time is not None and event.time != match.time:
+        if match.time is not None and match.time not in (event.time, event.last_time):
             continue
         found.append(event)
     return found
@@ -206,9 +206,19 @@ def _describe_match(match: "EventMatch") -> str:
     return text
 
 
-def _describe_events(events: list) -> str:
-    shown = ", ".join(f"{e.object} at {format_duration(e.time)}" for e in events[:3])
+def _describe_events(events: list, at: int | None = None) -> str:
+    shown = ", ".join(_describe_event(e, at) for e in events[:3])
     return shown + (f" (+{len(events) - 3} more)" if len(events) > 3 else "")
+
+
+def _describe_event(event, at: int | None) -> str:
+    """One Event as the check saw it: at the time asked for, or first seen with its count."""
+    if at is not None:
+        return f"{event.object} at {format_duration(at)}"
+    text = f"{event.object} at {format_duration(event.time)}"
+    if event.count > 1:
+        text += f" (count {event.count}, last {format_duration(event.last_time)})"
+    return text
 
 
 def _pod_matches(pod: Pod, match: "PodsMatch") -> bool:

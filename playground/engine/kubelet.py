@@ -23,11 +23,13 @@ or partitioned node keeps reporting what it last reported.
 
 from __future__ import annotations
 
+import hashlib
+import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .clock import PHASE_KUBELET
-from .objects import FALSE, RUNNING, TRUE, Condition, Lease, Node, Pod
+from .objects import FAILED, FALSE, RUNNING, TRUE, Condition, Lease, Node, Pod
 
 if TYPE_CHECKING:
     from .simulation import Simulation
@@ -36,6 +38,10 @@ LEASE_RENEW_FRACTION = 0.25
 # backoffEnsureLease: 100 ms doubled before each sleep, capped at 7 s.
 LEASE_BACKOFF_START_MS = 100
 LEASE_BACKOFF_MAX_MS = 7000
+# kubelet.rejectPod and the predicate admit handler's InsufficientResourcePrefix
+REJECTED_PREFIX = "Pod was rejected: "
+SOURCE = "kubelet"
+ADMISSION_REASON_PREFIX = "OutOf"
 
 
 @dataclass(slots=True)
@@ -166,6 +172,9 @@ class Kubelet:
         self.lost_at: int | None = None
         self.shutdown = None  # set by the node shutdown manager while a shutdown runs
         self.mounted: dict[str, str] = {}  # volume key -> pod key: volumes mounted on this machine
+        self.boot = 0  # machine boots so far (power-on after power-off)
+        self.process = 0  # kubelet processes started so far: each has its own event recorder
+        self.status_boot: tuple[str, int] | None = None  # (Node uid, boot) whose bootID the status carries
 
     # ---------------------------------------------------------------- state
 
@@ -190,6 +199,10 @@ class Kubelet:
         if self.reachable_at is not None:
             return "Reconnecting"
         return "Running"
+
+    def event(self, type_: str, reason: str, obj: str, message: str) -> None:
+        """An event from this kubelet process (source kubelet, host = the node)."""
+        self.sim.store.event(type_, reason, obj, message, SOURCE, instance=f"{self.node_name}#{self.process}")
 
     # ---------------------------------------------------------------- registration
 
@@ -225,13 +238,26 @@ class Kubelet:
             # set, or every reader (the UI's lease ages) would mark the nodes it reads as changed.
             self.lease_renew_time = renew
         report = self._last_periodic_report(now)
-        if report > self.last_report:
+        if report > self.last_report and self._status_current():
             self.last_report = report
             node = self.node
             if node is not None:
                 for cond in node.conditions.values():
                     if cond.type != "NetworkUnavailable":
                         cond.last_heartbeat_time = report
+
+    def _status_current(self) -> bool:
+        """Does the Node hold the conditions this kubelet would post? Only then is a periodic
+        report a heartbeat on them; otherwise (the node lifecycle controller set Unknown while this
+        kubelet was cut off) the kubelet's next sync posts its own conditions (sync_status)."""
+        node = self.node
+        if node is None:
+            return True
+        for ctype, want in self.desired_conditions().items():
+            cond = node.conditions.get(ctype)
+            if cond is None or (cond.status, cond.reason, cond.message) != want:
+                return False
+        return True
 
     def _last_periodic_report(self, now: int) -> int:
         period = self.config.node_status_update_frequency
@@ -283,6 +309,7 @@ class Kubelet:
         )
         if not (force or changed or now - self.last_report >= self.config.node_status_report_frequency):
             return
+        self._check_boot_id(node)
         old_ready = node.ready_status()
         conditions = dict(node.conditions)
         for ctype, (status, reason, message) in desired.items():
@@ -294,10 +321,23 @@ class Kubelet:
         new_ready = conditions["Ready"].status
         if new_ready != old_ready:
             status_event = "NodeReady" if new_ready == TRUE else "NodeNotReady"
-            self.sim.store.event(
-                "Normal", status_event, f"Node/{self.node_name}",
-                f"Node {self.node_name} status is now: {status_event}", "kubelet",
-            )
+            self.event("Normal", status_event, f"Node/{self.node_name}",
+                       f"Node {self.node_name} status is now: {status_event}")
+
+    def boot_id(self) -> str:
+        """node.status.nodeInfo.bootID: a random UUID per boot on a real machine; here derived from
+        the node's name and boot number so that no draw of the simulation's RNG is spent."""
+        digest = hashlib.md5(f"{self.node_name}/{self.boot}".encode()).digest()
+        return str(uuid.UUID(bytes=digest, version=4))
+
+    def _check_boot_id(self, node: Node) -> None:
+        """The MachineInfo status setter: a Node whose status holds another boot's bootID gets the
+        Warning Rebooted event (a re-created Node object starts without one)."""
+        seen = self.status_boot
+        if seen is not None and seen[0] == node.uid and seen[1] != self.boot:
+            self.event("Warning", "Rebooted", f"Node/{self.node_name}",
+                       f"Node {self.node_name} has been rebooted, boot id: {self.boot_id()}")
+        self.status_boot = (node.uid, self.boot)
 
     def schedule_status_sync(self) -> None:
         """Post at the next tick of the status loop (used after a heal)."""
@@ -330,11 +370,13 @@ class Kubelet:
         self.shutdown = None
 
     def power_on(self) -> None:
+        self.boot += 1
+        self.process += 1
         self.power = "on"
         self.running = True
         self.network = "connected"
         self.reachable_at = None
-        self.sim.store.event("Normal", "Starting", f"Node/{self.node_name}", "Starting kubelet.", "kubelet")
+        self.event("Normal", "Starting", f"Node/{self.node_name}", "Starting kubelet.")
         self.register()
 
     def stop_process(self) -> None:
@@ -349,9 +391,10 @@ class Kubelet:
             self.power_off()
 
     def start_process(self) -> None:
+        self.process += 1
         self.running = True
         self.reachable_at = None
-        self.sim.store.event("Normal", "Starting", f"Node/{self.node_name}", "Starting kubelet.", "kubelet")
+        self.event("Normal", "Starting", f"Node/{self.node_name}", "Starting kubelet.")
         if self.network == "connected":
             self.register()
 
@@ -392,10 +435,51 @@ class Kubelet:
             return
         if self.sim.nodeshutdown.reject_pod(self, pod):
             return
+        rejection = self.admit(pod)
+        if rejection is not None:
+            self.reject_pod(pod, *rejection)
+            return
         if pod.start_time is None:
             self.sim.store.set_pod_condition(pod, "Initialized", TRUE)
             pod.start_time = self.sim.clock.now
         self._start_container(pod)
+
+    def admit(self, pod: Pod) -> tuple[str, str] | None:
+        """The predicate admit handler (pkg/kubelet/lifecycle/predicate.go): the scheduler's
+        NodeResourcesFit against the pods this kubelet has admitted. None, or (reason, message) of
+        the first insufficient resource, checked as Fits checks them: pods, cpu, memory."""
+        node = self.node
+        if node is None:
+            return None
+        # The store already counts this pod on the node: when every bound pod fits, it fits too.
+        if (node.pod_count <= node.allocatable_pods and node.requested_cpu <= node.allocatable_cpu
+                and node.requested_memory <= node.allocatable_memory):
+            return None
+        pods = cpu = memory = 0
+        store = self.sim.store
+        for key, container in self.containers.items():
+            other = store.pods.get(key)
+            if key == pod.key or other is None or other.uid != container.uid or other.is_terminal():
+                continue
+            pods += 1
+            cpu += other.cpu
+            memory += other.memory
+        checks = (("pods", 1, pods, node.allocatable_pods, True),
+                  ("cpu", pod.cpu, cpu, node.allocatable_cpu, pod.cpu > 0),
+                  ("memory", pod.memory, memory, node.allocatable_memory, pod.memory > 0))
+        for resource, requested, used, capacity, checked in checks:
+            if checked and requested > capacity - used:
+                return (ADMISSION_REASON_PREFIX + resource,
+                        f"Node didn't have enough resource: {resource}, requested: {requested}, "
+                        f"used: {used}, capacity: {capacity}")
+        return None
+
+    def reject_pod(self, pod: Pod, reason: str, message: str) -> None:
+        """rejectPod: a Warning event with the admit handler's words; the pod Failed with
+        "Pod was rejected: " before them."""
+        store = self.sim.store
+        self.event("Warning", reason, pod.ref, message)
+        store.set_pod_phase(pod, FAILED, reason, REJECTED_PREFIX + message)
 
     def _start_container(self, pod: Pod) -> None:
         container = Container(pod.key, pod.uid, grace_seconds=pod.termination_grace_period_seconds,
@@ -485,7 +569,7 @@ class Kubelet:
             if container.stop_at is None or now + stop_after >= container.stop_at:
                 return
         elif pod is not None:
-            self.sim.store.event("Normal", "Killing", pod.ref, "Stopping container main", "kubelet")
+            self.event("Normal", "Killing", pod.ref, "Stopping container main")
         self.sim.clock.cancel(container.timer)
         container.stopping = True
         container.stop_at = now + stop_after

@@ -407,10 +407,15 @@ class NodeLifecycleController:
         return ready_changed
 
     def _mark_pods_not_ready(self, node: Node) -> None:
+        """MarkPodsNotReady: Ready=False on the node's pods; a pod whose Ready condition this
+        changed gets the Warning NodeNotReady event (recorded after its status update)."""
         store = self.sim.store
         for pod in store.pods_on(node.name):
-            if pod.condition_status("Ready") != FALSE and not pod.is_terminal():
+            status = pod.condition_status("Ready")
+            if status != FALSE and not pod.is_terminal():
                 store.set_pod_condition(pod, "Ready", FALSE)
+                if status is not None:
+                    store.event("Warning", "NodeNotReady", pod.ref, "Node is not ready", "node-controller")
 
     # ---------------------------------------------------------------- NoExecute tainting
 

@@ -6,7 +6,8 @@ exceeds total); a shutdownGracePeriodByPodPriority list is used as given, sorted
 
 On a shutdown (logind PrepareForShutdown) the kubelet records NodeShutdown "Shutdown manager detected
 shutdown event", posts Ready=False KubeletNotReady "node is shutting down" and rejects new pods
-(Failed, reason NodeShutdown). The active pods are assigned to groups once (groupByPriority: the
+(Failed, reason NodeShutdown, and kubelet.rejectPod's "Pod was rejected: " before the handler's
+message). The active pods are assigned to groups once (groupByPriority: the
 group with the largest priority <= the pod's, the lowest group for pods below it); the groups run in
 ascending priority, skipping empty ones: every pod of a group is killed at once with
 min(terminationGracePeriodSeconds, group seconds), and the next group starts when they have all
@@ -102,8 +103,8 @@ class NodeShutdownManager:
             return f"node {kubelet.node_name} shut down immediately ({why})"
         store = self.sim.store
         if kubelet.signalling:
-            store.event("Normal", "NodeShutdown", f"Node/{kubelet.node_name}",
-                        "Shutdown manager detected shutdown event", SOURCE)
+            kubelet.event("Normal", "NodeShutdown", f"Node/{kubelet.node_name}",
+                          "Shutdown manager detected shutdown event")
         state = ShutdownState(groups, started_at=self.sim.clock.now)
         state.members = [[] for _ in groups]
         for pod in sorted(store.pods_on(kubelet.node_name), key=lambda p: p.key):
@@ -119,9 +120,7 @@ class NodeShutdownManager:
         """The shutdown manager's admit handler."""
         if kubelet.shutdown is None:
             return False
-        store = self.sim.store
-        store.event("Warning", "NodeShutdown", pod.ref, REJECT_MESSAGE, SOURCE)
-        store.set_pod_phase(pod, FAILED, "NodeShutdown", REJECT_MESSAGE)
+        kubelet.reject_pod(pod, "NodeShutdown", REJECT_MESSAGE)
         return True
 
     def _next_group(self, kubelet: "Kubelet") -> None:

@@ -585,12 +585,21 @@ class PriorityClass:
 
 @dataclass(slots=True)
 class Event:
+    """One core/v1 Event: `time` is firstTimestamp; a repeat of the same event (same source, object,
+    type, reason and message) raises `count` and moves `last_time` (lastTimestamp)."""
+
     time: int
     type: str
     reason: str
     object: str
     message: str
     source: str
+    count: int = 1
+    last_time: int = -1
+
+    def __post_init__(self) -> None:
+        if self.last_time < 0:
+            self.last_time = self.time
 
     def as_dict(self) -> dict:
         return {
@@ -600,4 +609,7 @@ class Event:
             "object": self.object,
             "message": self.message,
             "source": self.source,
+            "count": self.count,
+            "firstTimestamp": self.time / 1000,
+            "lastTimestamp": self.last_time / 1000,
         }

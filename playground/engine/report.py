@@ -197,6 +197,7 @@ def snapshot(sim: "Simulation", events: list[Event] | None = None) -> dict[str, 
     return {
         "time": sim.clock.now / 1000,
         "scenario": sim.scenario.scenario.name,
+        "kubernetesVersion": sim.release.version,
         "events": [e.as_dict() for e in events],
         "zones": {zone or "": state for zone, state in sorted(sim.nodelifecycle.zone_states.items())},
         "allZonesDown": sim.nodelifecycle.all_zones_down,
@@ -215,4 +216,7 @@ def snapshot(sim: "Simulation", events: list[Event] | None = None) -> dict[str, 
 
 
 def format_event(event: Event) -> str:
-    return f"{format_duration(event.time):>10}  {event.type:<7}  {event.reason:<22} {event.object:<34} {event.message}"
+    line = f"{format_duration(event.time):>10}  {event.type:<7}  {event.reason:<22} {event.object:<34} {event.message}"
+    if event.count > 1:
+        line += f"  (x{event.count}, last {format_duration(event.last_time)})"
+    return line

@@ -50,6 +50,7 @@ from .drain import Drainer
 from .kubelet import ContainerStarts, Kubelet, KubeletConfig
 from .nodelifecycle import NodeLifecycleConfig, NodeLifecycleController
 from .nodeshutdown import NodeShutdownManager
+from .releases import release
 from .objects import (
     DaemonSet,
     Node,
@@ -150,6 +151,10 @@ class Simulation:
         self.rng = random.Random(meta.seed)
         self.store = Store(lambda: self.clock.now, event_limit)
         cm = scenario.controllerManager
+        self.release = release(meta.kubernetesVersion)
+        # a flag left out of the file takes the release's default
+        grace = cm.node_monitor_grace_period if "node_monitor_grace_period" in cm.model_fields_set \
+            else self.release.node_monitor_grace_period
         self.apiserver = APIServer(self.store, APIServerConfig(
             scenario.apiServer.default_not_ready_toleration_seconds,
             scenario.apiServer.default_unreachable_toleration_seconds,
@@ -158,7 +163,7 @@ class Simulation:
         self.container_starts = ContainerStarts(self)
         self.nodeshutdown = NodeShutdownManager(self)
         self.nodelifecycle = NodeLifecycleController(self, NodeLifecycleConfig(
-            cm.node_monitor_period, cm.node_monitor_grace_period, cm.node_startup_grace_period,
+            cm.node_monitor_period, grace, cm.node_startup_grace_period,
             cm.node_eviction_rate, cm.secondary_node_eviction_rate, cm.large_cluster_size_threshold,
             cm.unhealthy_zone_threshold,
         ))

@@ -53,18 +53,65 @@ class ChangeSet:
 
 
 class EventRecorder:
-    """Events as `kubectl get events` shows them. Bounded when a limit is given (the TUI's log)."""
+    """Events as `kubectl get events` shows them. Bounded when a limit is given (the TUI's log).
+
+    client-go's EventCorrelator (tools/record/events_cache.go) counts an event that repeats one
+    already recorded with the same key (source, involved object, type, reason, message): the
+    existing Event is patched with count + 1 and a new lastTimestamp, firstTimestamp stays. The key
+    has no time window (the eventLogger's LRU cache of 4096 keys per component is not modelled:
+    every key is remembered). `total` counts Events (rows), `repeats` the repeats folded into them;
+    `repeated` lists the Events whose count rose since the UI last took them."""
 
     def __init__(self, clock_now: Callable[[], int], limit: int | None = None) -> None:
         self._now = clock_now
+        self.limit = limit
         self.events: deque[Event] = deque(maxlen=limit)
         self.total = 0
+        self.repeats = 0
+        self.repeated: list[Event] | None = []
+        self._by_key: dict[str, Event] = {}  # event key -> its Event
+        self._seq: dict[str, int] = {}  # event key -> the Event's number (1 = first recorded)
+        # told of every occurrence, a repeat too (time, the Event): for whoever needs each one
+        self.listeners: list[Callable[[int, Event], None]] = []
 
-    def record(self, type_: str, reason: str, obj: str, message: str, source: str) -> Event:
-        event = Event(self._now(), type_, reason, obj, message, source)
+    def record(self, type_: str, reason: str, obj: str, message: str, source: str,
+               uid: str = "", instance: str = "") -> Event:
+        """`uid` is the involved object's (a pod re-created under its name is another object),
+        `instance` the recording process (a restarted kubelet starts with an empty cache)."""
+        now = self._now()
+        # one string, not a tuple: hundreds of thousands of keys must not be objects the GC tracks
+        key = "\x00".join((source, instance, obj, uid, type_, reason, message))
+        seq = self._seq.get(key)
+        if seq is not None and seq > self.total - len(self.events):
+            event = self._by_key[key]
+            event.count += 1
+            event.last_time = now
+            self.repeats += 1
+            if self.limit is not None and self.repeated is not None:
+                self.repeated.append(event)
+                if len(self.repeated) > self.limit:
+                    self.repeated = None  # nobody took them: the UI rebuilds from the log
+            for listener in self.listeners:
+                listener(now, event)
+            return event
+        event = Event(now, type_, reason, obj, message, source)
         self.events.append(event)
         self.total += 1
+        self._seq[key] = self.total
+        self._by_key[key] = event
+        if self.limit is not None and len(self._seq) > 2 * self.limit:
+            # the bounded log forgets the keys of Events it dropped
+            first = self.total - len(self.events)
+            self._seq = {k: v for k, v in self._seq.items() if v > first}
+            self._by_key = {k: self._by_key[k] for k in self._seq}
+        for listener in self.listeners:
+            listener(now, event)
         return event
+
+    def take_repeated(self) -> list[Event] | None:
+        """The Events counted again since the last call; None when more than the log holds were."""
+        repeated, self.repeated = self.repeated, []
+        return repeated
 
     def since(self, total_seen: int) -> list[Event]:
         """Events recorded after the first `total_seen` ones (as many as the bound kept)."""
@@ -111,9 +158,19 @@ class Store:
         self._uid += 1
         return f"uid-{self._uid:08d}"
 
-    def event(self, type_: str, reason: str, obj: str, message: str, source: str) -> Event:
+    def event(self, type_: str, reason: str, obj: str, message: str, source: str, instance: str = "") -> Event:
         self.changes.events += 1
-        return self.recorder.record(type_, reason, obj, message, source)
+        return self.recorder.record(type_, reason, obj, message, source, self._uid_of(obj), instance)
+
+    def _uid_of(self, obj: str) -> str:
+        """The uid of an involved Pod or Node that still exists ("" otherwise)."""
+        if obj.startswith("Pod/"):
+            pod = self.pods.get(obj[4:])
+            return pod.uid if pod is not None else ""
+        if obj.startswith("Node/"):
+            node = self.nodes.get(obj[5:])
+            return node.uid if node is not None else ""
+        return ""
 
     def take_changes(self) -> ChangeSet:
         changes, self.changes = self.changes, ChangeSet()
@@ -221,14 +278,22 @@ class Store:
         if self.pod_conditions.set(pod, ctype, status, reason, message, self.now()):
             self._pod_changed("condition", pod)
 
-    def mark_pod_deleting(self, pod: Pod, grace_seconds: int) -> None:
-        """The API server's graceful delete: deletionTimestamp = now + grace."""
+    def mark_pod_deleting(self, pod: Pod, grace_seconds: int, override: bool = True) -> None:
+        """The API server's graceful delete (rest.BeforeDelete): deletionTimestamp = now + grace.
+
+        A delete of a pod already being deleted may only shorten the grace period, and only with
+        DeleteOptions.gracePeriodSeconds (`override`); the deletionTimestamp then moves to the
+        first delete's time plus the new period (old timestamp - old period + new period)."""
+        old = pod.deletion_grace_period_seconds
         if pod.deletion_timestamp is not None:
-            # A second delete may only shorten the grace period.
-            if pod.deletion_grace_period_seconds is not None and grace_seconds >= pod.deletion_grace_period_seconds:
+            if not override or (old is not None and grace_seconds >= old):
                 return
-        pod.deletion_grace_period_seconds = grace_seconds
-        pod.deletion_timestamp = self.now() + grace_seconds * 1000
+            first_delete = pod.deletion_timestamp - (old or 0) * 1000
+            pod.deletion_grace_period_seconds = grace_seconds
+            pod.deletion_timestamp = first_delete + grace_seconds * 1000
+        else:
+            pod.deletion_grace_period_seconds = grace_seconds
+            pod.deletion_timestamp = self.now() + grace_seconds * 1000
         self._pod_changed("deleting", pod)
 
     def set_nominated_node(self, pod: Pod, node_name: str) -> None:

@@ -73,16 +73,20 @@ class TaintEvictionController:
         if self._node_taints.get(node.name, ()) == signature:
             return
         self._node_taints[node.name] = signature
+        # getPodsAssignedToNode: the spec.nodeName index leaves terminal pods out, so a deletion
+        # scheduled for a pod that has finished since is neither re-evaluated nor cancelled here.
         if not taints:
             for pod in self.sim.store.pods_on(node.name):
-                self._cancel(pod, emit=True)
+                if not pod.is_terminal():
+                    self._cancel(pod, emit=True)
             return
         for pod in self.sim.store.pods_on(node.name):
             self._process_pod(pod, taints)
 
     def _on_pod_event(self, what: str, pod: Pod) -> None:
         if what == "removed":
-            self._cancel(pod, emit=False)
+            # handlePodUpdate on a pod that is gone: cancelWorkWithEvent
+            self._cancel(pod, emit=True)
         elif what in ("bound", "added") and pod.node_name:
             node = self.sim.store.nodes.get(pod.node_name)
             if node is not None:
@@ -97,7 +101,9 @@ class TaintEvictionController:
         now = self.sim.clock.now
         tolerated, used = matching_tolerations(taints, pod.tolerations)
         if not tolerated:
-            self._cancel(pod, emit=False)
+            # cancelWorkWithEvent: a deletion waiting on tolerationSeconds is cancelled (with its
+            # event) before the immediate one is queued
+            self._cancel(pod, emit=True)
             self._schedule(pod, now, now)
             return
         minimum = min_toleration_seconds(used)

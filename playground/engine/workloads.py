@@ -2,8 +2,12 @@
 and DaemonSets.
 
 ReplicaSet semantics (pkg/controller/replicaset): active pods are those neither terminal nor being
-deleted; missing replicas are created at once, surplus ones deleted in getPodsToDelete order
-(unassigned, then pending, then not ready, then newest). Status: replicas (active pods),
+deleted; missing replicas are created in slow-start batches (1, 2, 4, ...; a batch with a failed
+create is the last), surplus ones deleted in getPodsToDelete order (unassigned, then pending, then
+not ready, then newest), at most burstReplicas (500) per sync either way. A sync whose create failed
+(FailedCreate) is retried with the workqueue's rate-limited backoff: 5 ms, doubled per failure in a
+row, at most 1000 s; a sync without error resets it. The creations are observed at once, so the
+controller's expectations never hold a sync back here. Status: replicas (active pods),
 readyReplicas, availableReplicas (ready for minReadySeconds). DaemonSet semantics (pkg/controller/daemon):
 one pod per node whose selector and taints allow it, pinned with node affinity and tolerating
 not-ready/unreachable forever; failed daemon pods are deleted and replaced.
@@ -49,6 +53,13 @@ if TYPE_CHECKING:
 
 # rand.SafeEncodeString's alphabet: no vowels, no confusable characters.
 NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+
+# pkg/controller/replicaset: BurstReplicas, controller.SlowStartInitialBatchSize; the default
+# controller rate limiter's per-item exponential backoff (workqueue.DefaultControllerRateLimiter)
+BURST_REPLICAS = 500
+SLOW_START_INITIAL_BATCH_SIZE = 1
+RATE_LIMIT_BASE_MS = 5
+RATE_LIMIT_MAX_MS = 1_000_000
 
 DAEMON_TOLERATIONS = (
     Toleration(NOT_READY_TAINT, "Exists", "", NO_EXECUTE),
@@ -140,6 +151,9 @@ class WorkloadControllers:
         self._active: dict[str, dict[str, Pod]] = {}
         self._ready: dict[str, dict[str, Pod]] = {}
         self._min_ready_due: dict[str, int] = {}
+        # ReplicaSet name -> failed syncs in a row (the workqueue's NumRequeues), next retry time
+        self._failures: dict[str, int] = {}
+        self._retry_at: dict[str, int] = {}
         # (DaemonSet name, node name) -> its pods there, so a node's sync never scans all daemon pods.
         self._daemon_pods: dict[tuple[str, str], dict[str, Pod]] = {}
         self.deployments = DeploymentController(sim, self)
@@ -295,23 +309,61 @@ class WorkloadControllers:
         return cond.last_transition_time if cond is not None and cond.last_transition_time is not None else 0
 
     def _sync_replicaset(self, rs: ReplicaSet) -> bool:
-        """Create the missing pods and delete the surplus; False when a create was refused."""
+        """manageReplicas: create the missing pods in slow-start batches and delete the surplus, at
+        most burstReplicas either way; False when a create was refused (the sync's error)."""
         store = self.sim.store
         active = self._active.get(rs.name, {})
         diff = rs.replicas - len(active)
         owner = OwnerRef("ReplicaSet", rs.name)
         ref = f"ReplicaSet/{rs.namespace}/{rs.name}"
-        for _ in range(diff):
-            name = self._unique_name(rs.name, rs.namespace)
-            pod = pod_from_template(self.sim, name, rs.namespace, rs.template, owner)
-            if not self._create(pod, ref, "replicaset-controller"):
+        if diff > 0:
+            if not self._slow_start_create(rs, min(diff, BURST_REPLICAS), owner, ref):
+                self._requeue_rate_limited(rs)
                 return False
-            store.event("Normal", "SuccessfulCreate", ref, f"Created pod: {pod.name}", "replicaset-controller")
-        if diff < 0:
-            for pod in sorted(active.values(), key=self._deletion_rank)[:-diff]:
+        elif diff < 0:
+            for pod in sorted(active.values(), key=self._deletion_rank)[:min(-diff, BURST_REPLICAS)]:
                 store.event("Normal", "SuccessfulDelete", ref, f"Deleted pod: {pod.name}", "replicaset-controller")
                 self.sim.apiserver.delete_pod(pod)
+        self._failures.pop(rs.name, None)  # the queue's Forget after a sync without error
         return True
+
+    def _slow_start_create(self, rs: ReplicaSet, count: int, owner: OwnerRef, ref: str) -> bool:
+        """slowStartBatch: batches of 1, 2, 4, ... creates; a batch with a failure is the last."""
+        store = self.sim.store
+        remaining, batch = count, min(count, SLOW_START_INITIAL_BATCH_SIZE)
+        while batch > 0:
+            ok = True
+            for _ in range(batch):
+                name = self._unique_name(rs.name, rs.namespace)
+                pod = pod_from_template(self.sim, name, rs.namespace, rs.template, owner)
+                if self._create(pod, ref, "replicaset-controller"):
+                    store.event("Normal", "SuccessfulCreate", ref, f"Created pod: {pod.name}", "replicaset-controller")
+                else:
+                    ok = False
+            if not ok:
+                return False
+            remaining -= batch
+            batch = min(2 * batch, remaining)
+        return True
+
+    def _requeue_rate_limited(self, rs: ReplicaSet) -> None:
+        """queue.AddRateLimited after a failed sync: the default controller rate limiter's per-item
+        exponential backoff, 5 ms doubled per failure up to 1000 s (its 10 qps bucket never binds
+        here). One retry timer per ReplicaSet: an earlier one already set stands."""
+        failures = self._failures.get(rs.name, 0)
+        self._failures[rs.name] = failures + 1
+        delay = min(RATE_LIMIT_BASE_MS * 2 ** min(failures, 40), RATE_LIMIT_MAX_MS)
+        due = self.sim.clock.now + delay
+        pending = self._retry_at.get(rs.name)
+        if pending is not None and self.sim.clock.now < pending <= due:
+            return
+        self._retry_at[rs.name] = due
+        self.sim.clock.call_at(due, PHASE_WORKLOADS, "deployment.resync", rs.deployment)
+
+    def retry_due(self, rs_name: str) -> int | None:
+        """When a ReplicaSet whose create failed is synced again (None if none is pending)."""
+        due = self._retry_at.get(rs_name)
+        return due if due is not None and due > self.sim.clock.now and rs_name in self._failures else None
 
     def _create(self, pod: Pod, owner_ref: str, source: str) -> bool:
         try:

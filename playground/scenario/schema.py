@@ -67,6 +67,12 @@ def _pod_ref(value: object) -> object:
 PodRef = Annotated[str, BeforeValidator(_pod_ref)]
 
 
+def _releases():
+    # imported when used: the engine package imports this schema
+    from ..engine import releases
+    return releases
+
+
 class Strict(BaseModel):
     # strict: a TOML boolean is not a number, a number not a string; no inf or nan anywhere
     model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True, allow_inf_nan=False)
@@ -78,6 +84,20 @@ class ScenarioMeta(Strict):
     seed: int = 0
     tick: Duration = 1000
     duration: Time = 15 * 60_000
+    # The Kubernetes release whose defaults and texts the cluster follows (engine/releases.py).
+    kubernetesVersion: str = Field(default_factory=lambda: _releases().DEFAULT)
+
+    @field_validator("kubernetesVersion", mode="before")
+    @classmethod
+    def _version(cls, value: object) -> str:
+        releases = _releases()
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            raise ValueError(f'must be a quoted string such as "{releases.DEFAULT}", got the number {value}')
+        text = value.strip().removeprefix("v") if isinstance(value, str) else value
+        if text not in releases.SUPPORTED:
+            raise ValueError(f"{value!r} is not a supported Kubernetes release; use one of "
+                             f"{', '.join(releases.SUPPORTED)} (default {releases.DEFAULT})")
+        return text
 
     @field_validator("tick")
     @classmethod

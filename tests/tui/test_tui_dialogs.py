@@ -163,8 +163,13 @@ async def test_events_view_is_bounded_and_follows_the_tail():
         assert table.row_count <= 40
         assert table.cursor_index == table.row_count - 1
         app.nodes_view.table.select_key("a-1")
-        await press(pilot, "1", "c", "u", "c", "5")
+        await press(pilot, "1", "c", "u", "5")
         newest = max(table.keys())
         assert table.cursor_key == newest
-        assert table.source.cells(newest)[3].plain == "NodeNotSchedulable"
+        assert table.source.cells(newest)[3].plain == "NodeSchedulable"
+        # a second cordon repeats the first NodeNotSchedulable: that row's COUNT becomes 2
+        await press(pilot, "1", "c", "5")
+        assert max(table.keys()) == newest
+        [counted] = [k for k in table.keys() if table.source.cells(k)[3].plain == "NodeNotSchedulable"]
+        assert table.source.cells(counted)[5].plain == "2"
         assert len(app.events_view.events) <= 40

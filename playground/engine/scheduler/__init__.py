@@ -114,11 +114,18 @@ def fit_error_message(num_all_nodes: int, statuses: dict[str, Status], post_filt
 
 
 def format_fit_error(num_all_nodes: int, histogram: dict[str, int], num_statuses: int, post_filter_message: str,
-                     absent: Status | None) -> str:
+                     absent: Status | None, reason_text: Callable[[str], str] | None = None) -> str:
     missing = num_all_nodes - num_statuses
     if missing > 0 and absent is not None:
         for reason in absent.reasons:
             histogram[reason] = histogram.get(reason, 0) + missing
+    if reason_text is not None:
+        # the release's wording of a reason; reasons that read the same are counted together
+        merged: dict[str, int] = {}
+        for reason, count in histogram.items():
+            text = reason_text(reason)
+            merged[text] = merged.get(text, 0) + count
+        histogram = merged
     message = f"0/{num_all_nodes} nodes are available:"
     parts = sorted(f"{count} {reason}" for reason, count in histogram.items())
     if parts:
@@ -194,17 +201,24 @@ class Diagnosis:
                 return self._table[int(self._ids[j])]
         return None
 
-    def message(self, num_all_nodes: int, post_filter_message: str = "") -> str:
+    def message(self, num_all_nodes: int, post_filter_message: str = "",
+                reason_text: Callable[[str], str] | None = None) -> str:
         """FitError.Error() of this diagnosis."""
         if self._statuses is not None:
-            return fit_error_message(num_all_nodes, self._statuses, post_filter_message, self.absent)
-        histogram: dict[str, int] = {}
+            histogram: dict[str, int] = {}
+            for status in self._statuses.values():
+                for reason in status.reasons:
+                    histogram[reason] = histogram.get(reason, 0) + 1
+            return format_fit_error(num_all_nodes, histogram, len(self._statuses), post_filter_message, self.absent,
+                                    reason_text)
+        histogram = {}
         counts = np.bincount(self._ids, minlength=len(self._table)).tolist()
         for status, count in zip(self._table, counts):
             if count:
                 for reason in status.reasons:
                     histogram[reason] = histogram.get(reason, 0) + count
-        return format_fit_error(num_all_nodes, histogram, len(self._rows), post_filter_message, self.absent)
+        return format_fit_error(num_all_nodes, histogram, len(self._rows), post_filter_message, self.absent,
+                                reason_text)
 
     def rows_with_code(self, order: list[Node], code: int) -> np.ndarray | None:
         """The rows of `order` whose status has `code`, ascending (node-tree order); None when this
@@ -811,7 +825,9 @@ class Scheduler:
         nominate: str | None = "" if error else None  # None: leave the nomination as it is
         if not error and self.preemption is not None:
             nominate, post_message = self.preemption.post_filter(pod, diagnosis)
-        message = error or diagnosis.message(num_nodes, post_message)
+            if post_message:
+                post_message = self.sim.release.post_filter_message(post_message)
+        message = error or diagnosis.message(num_nodes, post_message, self.sim.release.reason_text)
         plugins = frozenset(diagnosis.plugins)
         if HINT_EVENTS.keys() & plugins:
             self.topology.rejected = True

@@ -28,11 +28,13 @@ class EventSource(Source):
             return ["", Text("dropped", style="dim")]
         now = self.sim.clock.now
         return [
-            format_age(now - event.time),
-            fmt.sim_time(event.time),
+            format_age(now - event.last_time),
+            fmt.sim_time(event.last_time),
             Text(event.type, style="bold yellow" if event.type == "Warning" else "", end=""),
             fmt.plain(event.reason, "bold" if event.type == "Warning" else ""),
             fmt.plain(event.object),
+            Text(str(event.count), style="bold" if event.count > 1 else "dim", end=""),
+            format_age(now - event.time),
             fmt.plain(event.message),
         ]
 
@@ -41,7 +43,9 @@ class EventSource(Source):
         if event is None:
             return (1,)
         if column == "last":
-            return (0, -event.time)  # the youngest first, as ages sort
+            return (0, -event.last_time)  # the youngest first, as ages sort
+        if column == "count":
+            return (0, -event.count)
         if column in ("type", "reason", "object"):
             return (0, getattr(event, column))
         return NotImplemented
@@ -57,11 +61,13 @@ class EventsView(TableView):
     TITLE = "Events"
     FILTER_HINT = "filter events by type, reason, object, message or source"
     FOLLOW_TAIL = True
-    SORTS = (("A", "last", "LAST SEEN"), ("T", "type", "TYPE"), ("R", "reason", "REASON"), ("O", "object", "OBJECT"))
+    SORTS = (("A", "last", "LAST SEEN"), ("T", "type", "TYPE"), ("R", "reason", "REASON"), ("O", "object", "OBJECT"),
+             ("N", "count", "COUNT"))
     BINDINGS = sort_bindings(SORTS)
 
     def __init__(self, playground: "PlaygroundApp", *, id: str) -> None:
         self.events: dict[int, Event] = {}
+        self.keys: dict[int, int] = {}  # id(Event) -> its row key, to refresh a counted repeat
         self.seen = 0
         super().__init__(playground, id=id)
 
@@ -72,6 +78,8 @@ class EventsView(TableView):
             Column("type", "TYPE", 7, 7),
             Column("reason", "REASON", 12, 28),
             Column("object", "OBJECT", 12, 48),
+            Column("count", "COUNT", 5, 6, "right"),
+            Column("first", "FIRST SEEN", 10, 10, "right"),
             Column("message", "MESSAGE", 20, 600, flex=True),
         ]
 
@@ -80,18 +88,27 @@ class EventsView(TableView):
 
     def load(self) -> None:
         recorder = self.sim.store.recorder
+        recorder.take_repeated()  # rows built now show the current counts
         self.events = {}
         kept = list(recorder.events)
         first = recorder.total - len(kept) + 1
         for offset, event in enumerate(kept):
             if fmt.is_cluster_event(event):
                 self.events[first + offset] = event
+        self.keys = {id(event): key for key, event in self.events.items()}
         self.seen = recorder.total
         self.table.replace_all(self.events)
         self.table.action_last()
 
     def apply(self, changes: ChangeSet) -> None:
         recorder = self.sim.store.recorder
+        repeated = recorder.take_repeated()
+        if repeated is None:  # more repeats than the log holds went untaken: rebuild
+            self.load()
+            return
+        counted = [k for event in repeated if (k := self.keys.get(id(event))) is not None and k in self.events]
+        if counted:
+            self.table.upsert(list(dict.fromkeys(counted)))
         if recorder.total == self.seen:
             return
         new = recorder.since(self.seen)
@@ -100,6 +117,7 @@ class EventsView(TableView):
         for offset, event in enumerate(new):
             if fmt.is_cluster_event(event):
                 self.events[first + offset] = event
+                self.keys[id(event)] = first + offset
                 keys.append(first + offset)
         self.seen = recorder.total
         limit = recorder.events.maxlen
@@ -111,7 +129,7 @@ class EventsView(TableView):
                     break
                 dropped.append(k)
             for k in dropped:
-                del self.events[k]
+                self.keys.pop(id(self.events.pop(k)), None)
         if dropped:
             self.table.remove(dropped)
         self.table.upsert([k for k in keys if k in self.events])

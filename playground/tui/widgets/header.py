@@ -26,6 +26,7 @@ def header_text(app: "PlaygroundApp") -> Text:
     text.append(sim.scenario.scenario.name, "bold")
     if app.scenario_path is not None:
         text.append(f" ({app.scenario_path.name})", "dim")
+    text.append(f"  k8s v{sim.release.version}", "bold cyan")
     text.append("   ")
     if runner.paused:
         text.append(" PAUSED ", "bold black on yellow")

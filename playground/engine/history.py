@@ -26,14 +26,18 @@ instant before every kept checkpoint is reached from the scenario (a fresh build
 A checkpoint is restored into the live Simulation object (the TUI and the API keep their reference):
 the pickled graph refers to the simulation through `_live_simulation`, so unpickling rebuilds every
 component pointing at the live object and then replaces its attributes. Clock handlers and the
-operations' dispatch table are wiring, not state: they are rebuilt, not pickled.
+operations' dispatch table are wiring, not state: a handler that is a component's method is pickled
+as that method of the restored component, the simulation's own lambdas and the operations' dispatch
+table are rebuilt.
 """
 
 from __future__ import annotations
 
 import copyreg
+import gc
 import io
 import pickle
+import types
 import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -277,8 +281,8 @@ class History:
         table = copyreg.dispatch_table.copy()
         table[type(sim)] = lambda s: (_live_simulation, (token,), {k: v for k, v in s.__dict__.items()
                                                                   if k not in NOT_STATE})
-        table[Clock] = lambda c: (_new_clock, (), (None, {s: getattr(c, s) for s in Clock.__slots__
-                                                          if s != "_handlers"}))
+        table[Clock] = lambda c: (_new_clock, (), (None, {s: getattr(c, s) if s != "_handlers" else _methods(c._handlers)
+                                                          for s in Clock.__slots__}))
         table[Operations] = lambda o: (_new_operations, (o.sim, o.history))
         pickler.dispatch_table = table
         progress, sim.scheduler.progress = sim.scheduler.progress, None  # a caller's callback, not state
@@ -295,11 +299,15 @@ class History:
         token = id(source if source is not None else sim)
         progress = sim.scheduler.progress
         _live[token] = sim  # the pickled graph's simulation becomes the live one
+        collecting = gc.isenabled()
+        gc.disable()  # millions of new objects, none of them garbage: the collector would only rescan them
         try:
             for key in [k for k in sim.__dict__ if k not in NOT_STATE]:
                 del sim.__dict__[key]
             pickle.loads(cp.data)  # updates sim.__dict__ in place (the reduce of _live_simulation)
         finally:
+            if collecting:
+                gc.enable()
             if source is not None:
                 _live[token] = source
         sim._register_handlers()
@@ -308,6 +316,12 @@ class History:
     def memory(self) -> HistoryMemory:
         return HistoryMemory(len(self.checkpoints), sum(len(cp.data) for cp in self.checkpoints),
                              self.series.memory_bytes(), self.budget)
+
+
+def _methods(handlers: dict) -> dict:
+    """The timer handlers that are bound methods (they pickle as the method of the restored
+    component); the simulation's own lambdas are registered again after loading."""
+    return {name: h for name, h in handlers.items() if isinstance(h, types.MethodType)}
 
 
 def _common_prefix(a: list, b: list) -> int:

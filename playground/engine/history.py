@@ -301,13 +301,16 @@ class History:
         _live[token] = sim  # the pickled graph's simulation becomes the live one
         collecting = gc.isenabled()
         gc.disable()  # millions of new objects, none of them garbage: the collector would only rescan them
+        old = {k: sim.__dict__.pop(k) for k in [k for k in sim.__dict__ if k not in NOT_STATE]}
         try:
-            for key in [k for k in sim.__dict__ if k not in NOT_STATE]:
-                del sim.__dict__[key]
             pickle.loads(cp.data)  # updates sim.__dict__ in place (the reduce of _live_simulation)
         finally:
+            _retire(old.values())
+            del old
             if collecting:
                 gc.enable()
+        if gc.get_freeze_count():
+            gc.freeze()  # the caller keeps the state out of the collector's sight (the TUI): so do we
             if source is not None:
                 _live[token] = source
         sim._register_handlers()
@@ -316,6 +319,20 @@ class History:
     def memory(self) -> HistoryMemory:
         return HistoryMemory(len(self.checkpoints), sum(len(cp.data) for cp in self.checkpoints),
                              self.series.memory_bytes(), self.budget)
+
+
+def _retire(components) -> None:
+    """Break the cycles of a replaced state (components refer to each other through watchers and
+    timer handlers), so that reference counting frees it at once instead of a full collection."""
+    for obj in components:
+        if hasattr(obj, "__dict__") and not isinstance(obj, type):
+            obj.__dict__.clear()
+        elif isinstance(obj, dict):
+            for value in obj.values():
+                if hasattr(value, "__dict__"):
+                    value.__dict__.clear()
+    if isinstance(components, list):
+        components.clear()
 
 
 def _methods(handlers: dict) -> dict:

@@ -13,6 +13,7 @@ what the `kube_pod_status_reason`-style dashboards count.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from .objects import PENDING, RUNNING, TRUE, Node, Pod
@@ -93,6 +94,7 @@ class Series:
     which a figure changed, in time order."""
 
     samples: list[tuple] = field(default_factory=list)
+    times: list[int] = field(default_factory=list)  # samples' times, for bisection
 
     def record(self, time: int, sample: tuple) -> None:
         samples = self.samples
@@ -101,11 +103,17 @@ class Series:
         if samples and samples[-1][1:] == sample:
             return
         samples.append((time, *sample))
+        self.times.append(time)
 
     def truncate_after(self, time: int) -> None:
-        samples = self.samples
-        while samples and samples[-1][0] > time:
-            samples.pop()
+        cut = bisect_right(self.times, time)
+        del self.samples[cut:]
+        del self.times[cut:]
+
+    def at(self, time: int) -> tuple | None:
+        """The sample in force at `time` (the last at or before it)."""
+        index = bisect_right(self.times, time) - 1
+        return self.samples[index] if index >= 0 else None
 
     def zones(self) -> list[str]:
         names: set[str] = set()
@@ -115,15 +123,15 @@ class Series:
 
     def values(self, metric: str, times: list[int]) -> list[float]:
         """The value of `metric` ("pending", "running", "evictions" or "ready:<zone>") at each of
-        `times` (ascending): the last sample at or before each time, 0 before the first."""
+        `times`: the last sample at or before each time, 0 before the first. O(len(times) log n)."""
         out: list[float] = []
-        samples = self.samples
-        index = -1
         for time in times:
-            while index + 1 < len(samples) and samples[index + 1][0] <= time:
-                index += 1
-            out.append(0.0 if index < 0 else float(metric_value(samples[index], metric)))
+            sample = self.at(time)
+            out.append(0.0 if sample is None else float(metric_value(sample, metric)))
         return out
+
+    def peak(self, metric: str) -> int:
+        return max((metric_value(s, metric) for s in self.samples), default=0)
 
     def metrics(self) -> list[str]:
         return [*(f"ready:{zone}" for zone in self.zones()), "pending", "running", "evictions"]
@@ -131,7 +139,7 @@ class Series:
     def memory_bytes(self) -> int:
         # a sample is a tuple of 5 plus its zone tuples: about 120 bytes + 64 per zone
         zones = len(self.samples[-1][1]) if self.samples else 0
-        return len(self.samples) * (120 + 64 * zones)
+        return len(self.samples) * (128 + 64 * zones)
 
 
 def metric_value(sample: tuple, metric: str) -> int:

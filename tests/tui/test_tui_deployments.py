@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from playground.tui.widgets.deployments import RolloutDialog, StrategyDialog, deployment_detail
+from playground.tui.screens.deployment_dialogs import RolloutDialog, StrategyDialog
+from playground.tui.widgets.deployments import deployment_detail
 
 from test_tui_keys import press, rendered, row
 from tui_helpers import SIZE, make_app, settle

@@ -1,7 +1,7 @@
 """The Deployments view (`:deploy`, as k9s names it): `kubectl get deploy` columns, the selected
 Deployment's rollout as `kubectl rollout status` words it with the countdown to its progress
 deadline, its ReplicaSets and the controller's ScalingReplicaSet events; keys and dialogs for the
-rollout operations (engine/rollout.py)."""
+rollout operations (engine/rollout.py); the dialogs are in screens/deployment_dialogs.py."""
 
 from __future__ import annotations
 
@@ -10,24 +10,20 @@ from typing import TYPE_CHECKING, Hashable, Iterable
 from rich.console import Group
 from rich.text import Text
 from textual import on
-from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
-from textual.widgets import Input, Label, Select, Static
 
 from ...engine.deployment import rollout_status
 from ...engine.operations import Operation
 from ...engine.rollout import strategy_text
 from ...units import format_age, format_duration
 from .. import format as fmt
-from ..screens.dialogs import Dialog
-from .details import DetailPane
-from .views import VIEW_CLASSES, VIEW_TITLES, Source, TableView
+from ..screens.deployment_dialogs import RolloutDialog, StrategyDialog
+from .tableview import Source, TableView
 from .vtable import Column, VirtualTable
 
 if TYPE_CHECKING:
-    from ...engine.objects import Deployment
-    from ..app import PaletteCommand, PlaygroundApp
+    from ..app import PlaygroundApp
+    from ..commands import PaletteCommand
 
 DEPLOYMENT_BINDINGS = [
     Binding("o", "rollout", "Roll out", show=True, id="playground.deployment.rollout",
@@ -217,7 +213,7 @@ def strategy_flow(app: "PlaygroundApp", name: str | None) -> None:
 
 def palette_commands(app: "PlaygroundApp") -> list["PaletteCommand"]:
     from ...engine.operations import OPERATION_INFO
-    from ..app import PaletteCommand
+    from ..commands import PaletteCommand
 
     def selected() -> str | None:
         view = app.views.get("deployments")
@@ -229,99 +225,3 @@ def palette_commands(app: "PlaygroundApp") -> list["PaletteCommand"]:
         PaletteCommand("Edit strategy of a deployment…", OPERATION_INFO["set-strategy"].help,
                        lambda: strategy_flow(app, selected())),
     ]
-
-
-class RolloutDialog(Dialog):
-    """kubectl set resources / kubectl patch of the pod template; nothing changed = rollout restart."""
-
-    def __init__(self, deployments: list[str], current: str | None) -> None:
-        super().__init__()
-        self.deployments = deployments
-        self.current = current if current in deployments else deployments[0]
-
-    def dialog_title(self) -> str:
-        return "Roll out a Deployment"
-
-    def body(self) -> ComposeResult:
-        yield Static(Text("Change the pod template (empty fields stay as they are); change nothing for "
-                          "kubectl rollout restart."), classes="help")
-        yield from self.deployment_field([(n, n) for n in self.deployments], self.current)
-        for key, label in (("cpu", "requests.cpu"), ("memory", "requests.memory"),
-                           ("priorityClassName", "priorityClassName")):
-            with Horizontal(classes="field"):
-                yield Label(label)
-                yield Input(placeholder="unchanged", id=key)
-
-    def on_mount(self) -> None:
-        self.query_one("#cpu", Input).focus()
-
-    @on(Input.Submitted)
-    def _submitted(self) -> None:
-        self.submit()
-
-    def submit(self) -> None:
-        name = self.chosen_deployment()
-        if name is None:
-            return
-        spec: dict = {}
-        requests = {k: self.query_one(f"#{k}", Input).value.strip() for k in ("cpu", "memory")}
-        requests = {k: v for k, v in requests.items() if v}
-        if requests:
-            spec["requests"] = requests
-        pcn = self.query_one("#priorityClassName", Input).value.strip()
-        if pcn:
-            spec["priorityClassName"] = pcn
-        self.dismiss({"deployment": name, "spec": spec})
-
-
-class StrategyDialog(Dialog):
-    def __init__(self, deployments: dict[str, "Deployment"], current: str | None) -> None:
-        super().__init__()
-        self.deployments = deployments
-        self.current = current if current in deployments else next(iter(sorted(deployments)))
-
-    def dialog_title(self) -> str:
-        return "Edit spec.strategy"
-
-    def body(self) -> ComposeResult:
-        d = self.deployments[self.current]
-        yield Static(Text("maxSurge rounds up, maxUnavailable rounds down; both 0 is refused."), classes="help")
-        yield from self.deployment_field([(n, n) for n in sorted(self.deployments)], self.current)
-        with Horizontal(classes="field"):
-            yield Label("type")
-            yield Select([("RollingUpdate", "RollingUpdate"), ("Recreate", "Recreate")], value=d.strategy,
-                         allow_blank=False, id="type")
-        for key, value in (("maxSurge", d.max_surge), ("maxUnavailable", d.max_unavailable)):
-            with Horizontal(classes="field"):
-                yield Label(key)
-                yield Input(placeholder=f"{value} (a count or a percentage; empty: unchanged)", id=key)
-
-    def on_mount(self) -> None:
-        self.query_one("#maxSurge", Input).focus()
-
-    @on(Input.Submitted)
-    def _submitted(self) -> None:
-        self.submit()
-
-    def submit(self) -> None:
-        name = self.query_one("#deployment", Select).value
-        kind = self.query_one("#type", Select).value
-        if not isinstance(name, str) or not isinstance(kind, str):
-            self.show_error("choose a deployment and a type")
-            return
-        strategy: dict = {"type": kind}
-        if kind == "RollingUpdate":
-            rolling = {}
-            d = self.deployments[name]
-            current = {"maxSurge": d.max_surge, "maxUnavailable": d.max_unavailable}
-            for key in ("maxSurge", "maxUnavailable"):
-                text = self.query_one(f"#{key}", Input).value.strip()
-                rolling[key] = int(text) if text.isdigit() else text or current[key]
-                if d.strategy != "RollingUpdate" and not text:
-                    rolling[key] = "25%"
-            strategy["rollingUpdate"] = rolling
-        self.dismiss({"deployment": name, "strategy": strategy})
-
-
-VIEW_CLASSES["deployments"] = DeploymentsView
-VIEW_TITLES["deployments"] = "Deployments"

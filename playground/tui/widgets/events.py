@@ -1,0 +1,102 @@
+"""The Events view: the event recorder's log, following its tail."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Hashable
+
+from rich.text import Text
+
+from ...engine.objects import Event
+from ...engine.store import ChangeSet
+from ...units import format_age
+from .. import format as fmt
+from .tableview import Source, TableView
+from .vtable import Column
+
+if TYPE_CHECKING:
+    from ..app import PlaygroundApp
+
+
+class EventSource(Source):
+    def sort_key(self, key: Hashable):
+        return key
+
+    def cells(self, key: Hashable):
+        event = self.view.events.get(key)  # type: ignore[attr-defined]
+        if event is None:
+            return ["", Text("dropped", style="dim")]
+        now = self.sim.clock.now
+        return [
+            format_age(now - event.time),
+            fmt.sim_time(event.time),
+            Text(event.type, style="bold yellow" if event.type == "Warning" else "", end=""),
+            fmt.plain(event.reason, "bold" if event.type == "Warning" else ""),
+            fmt.plain(event.object),
+            fmt.plain(event.message),
+        ]
+
+    def match_text(self, key: Hashable) -> str:
+        event = self.view.events.get(key)  # type: ignore[attr-defined]
+        if event is None:
+            return ""
+        return f"{event.type} {event.reason} {event.object} {event.message} {event.source}"
+
+
+class EventsView(TableView):
+    TITLE = "Events"
+    FILTER_HINT = "filter events by type, reason, object, message or source"
+    FOLLOW_TAIL = True
+
+    def __init__(self, playground: "PlaygroundApp", *, id: str) -> None:
+        self.events: dict[int, Event] = {}
+        self.seen = 0
+        super().__init__(playground, id=id)
+
+    def columns(self) -> list[Column]:
+        return [
+            Column("last", "LAST SEEN", 9, 9, "right"),
+            Column("at", "AT", 7, 10, "right"),
+            Column("type", "TYPE", 7, 7),
+            Column("reason", "REASON", 12, 28),
+            Column("object", "OBJECT", 12, 48),
+            Column("message", "MESSAGE", 20, 600, flex=True),
+        ]
+
+    def make_source(self) -> Source:
+        return EventSource(self)
+
+    def load(self) -> None:
+        recorder = self.sim.store.recorder
+        self.events = {}
+        kept = list(recorder.events)
+        first = recorder.total - len(kept) + 1
+        for offset, event in enumerate(kept):
+            self.events[first + offset] = event
+        self.seen = recorder.total
+        self.table.replace_all(self.events)
+        self.table.action_last()
+
+    def apply(self, changes: ChangeSet) -> None:
+        recorder = self.sim.store.recorder
+        if recorder.total == self.seen:
+            return
+        new = recorder.since(self.seen)
+        first = recorder.total - len(new) + 1
+        keys = []
+        for offset, event in enumerate(new):
+            self.events[first + offset] = event
+            keys.append(first + offset)
+        self.seen = recorder.total
+        limit = recorder.events.maxlen
+        dropped: list[int] = []
+        if limit is not None and len(self.events) > limit:
+            oldest = recorder.total - limit
+            for k in self.events:  # dicts keep insertion order: the oldest come first
+                if k > oldest:
+                    break
+                dropped.append(k)
+            for k in dropped:
+                del self.events[k]
+        if dropped:
+            self.table.remove(dropped)
+        self.table.upsert([k for k in keys if k in self.events])

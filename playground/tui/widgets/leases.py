@@ -1,0 +1,77 @@
+"""The Leases view: the kube-node-lease Leases the kubelets renew, red once past
+node-monitor-grace-period."""
+
+from __future__ import annotations
+
+from typing import Hashable, Iterable
+
+from rich.text import Text
+
+from ...engine.store import ChangeSet
+from ...units import format_duration
+from .. import format as fmt
+from .tableview import Source, TableView, natural_key
+from .vtable import Column
+
+
+class LeaseSource(Source):
+    def sort_key(self, key: Hashable):
+        return natural_key(str(key))
+
+    def cells(self, key: Hashable):
+        sim = self.sim
+        name = str(key)
+        lease = sim.store.leases.get(name)
+        if lease is None:
+            return [fmt.plain(name), Text("gone", style="dim")]
+        kubelet = sim.kubelets.get(name)
+        if kubelet is not None:
+            kubelet.catch_up()
+        renew = kubelet.lease_renew_time if kubelet is not None else None
+        return [
+            lease.namespace,
+            fmt.plain(lease.name, "bold"),
+            fmt.plain(lease.holder_identity),
+            f"{lease.lease_duration_seconds}s",
+            fmt.sim_time(renew),
+            fmt.lease_age_text(sim, name),
+            fmt.machine_state(sim, name),
+        ]
+
+    def match_text(self, key: Hashable) -> str:
+        sim = self.sim
+        kubelet = sim.kubelets.get(str(key))
+        return f"{key} {kubelet.state_label() if kubelet else ''}"
+
+
+class LeasesView(TableView):
+    TITLE = "Leases (kube-node-lease)"
+    FILTER_HINT = "filter leases by name or machine state"
+
+    def columns(self) -> list[Column]:
+        return [
+            Column("namespace", "NAMESPACE", 15, 16),
+            Column("name", "NAME", 6, 40),
+            Column("holder", "HOLDER", 6, 40),
+            Column("duration", "DURATION", 8, 9, "right"),
+            Column("renew", "RENEW TIME", 10, 14, "right"),
+            Column("age", "SINCE RENEWAL", 13, 13, "right"),
+            Column("machine", "MACHINE", 12, 14),
+        ]
+
+    def make_source(self) -> Source:
+        return LeaseSource(self)
+
+    def row_keys(self) -> Iterable[str]:
+        return self.sim.store.leases
+
+    def apply(self, changes: ChangeSet) -> None:
+        leases = self.sim.store.leases
+        if changes.removed_nodes:
+            self.table.remove(k for k in changes.removed_nodes if k not in leases)
+        if changes.nodes:
+            self.table.upsert([k for k in changes.nodes if k in leases])
+
+    def title_extra(self) -> Text | None:
+        grace = self.sim.nodelifecycle.config.node_monitor_grace_period
+        return Text(f"red once past node-monitor-grace-period ({format_duration(grace)})", style="dim")

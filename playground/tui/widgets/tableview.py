@@ -1,0 +1,180 @@
+"""What every view is made of: a titled VirtualTable fed by a row Source, with a k9s-style `/` filter
+line. Each view keeps its table in step with the engine through the ChangeSet only."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Iterable
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.timer import Timer
+from textual.widgets import Input, Static
+
+from ...engine.store import ChangeSet
+from .details import DetailPane
+from .vtable import Column, VirtualTable
+
+if TYPE_CHECKING:
+    from ...engine import Simulation
+    from ..app import PlaygroundApp
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(name: str) -> tuple:
+    """"a-2" before "a-10"."""
+    return tuple(int(part) if i % 2 else part for i, part in enumerate(_DIGITS.split(name)))
+
+
+class Source:
+    """Base row source: reads the app's current simulation, only while the engine is idle."""
+
+    def __init__(self, view: "TableView") -> None:
+        self.view = view
+
+    @property
+    def sim(self) -> "Simulation":
+        return self.view.playground.sim
+
+    def readable(self) -> bool:
+        return self.view.playground.engine_idle
+
+
+# ---------------------------------------------------------------- view base
+
+
+class FilterInput(Input):
+    BINDINGS = [Binding("escape", "clear", "Clear filter", show=False, id="playground.filter.clear")]
+
+    def action_clear(self) -> None:
+        self.value = ""
+        self.post_message(self.Submitted(self, ""))
+
+
+class TableView(Vertical):
+    """A titled table with a k9s-style `/` filter line; subclasses say what the rows are."""
+
+    DEFAULT_CSS = """
+    TableView { height: 1fr; }
+    TableView > .view-title { height: 1; background: $boost; padding: 0 1; }
+    TableView > FilterInput { height: 1; border: none; padding: 0 1; display: none; background: $panel; }
+    TableView > FilterInput:focus { border: none; }
+    TableView.-filtering > FilterInput { display: block; }
+    """
+
+    TITLE = ""
+    FILTER_HINT = "filter"
+    FOLLOW_TAIL = False
+    DETAIL_ID: str | None = None  # views with a detail pane under the table name it here
+
+    def __init__(self, playground: "PlaygroundApp", *, id: str) -> None:
+        super().__init__(id=id)
+        self.playground = playground
+        self.title_bar = Static("", classes="view-title")
+        self.filter_input = FilterInput(placeholder=f"/{self.FILTER_HINT} (Enter keeps it, Esc clears; !text inverts)")
+        self.table = VirtualTable(self.columns(), self.make_source(), follow_tail=self.FOLLOW_TAIL,
+                                  id=f"{id}-table")
+        self._filter_timer: Timer | None = None
+
+    def columns(self) -> list[Column]:
+        raise NotImplementedError
+
+    def make_source(self) -> Source:
+        raise NotImplementedError
+
+    def compose(self) -> ComposeResult:
+        yield self.title_bar
+        yield self.filter_input
+        yield self.table
+        if self.DETAIL_ID:
+            self.detail = DetailPane(id=self.DETAIL_ID)
+            yield self.detail
+
+    @property
+    def sim(self) -> "Simulation":
+        return self.playground.sim
+
+    # ---- data
+
+    def row_keys(self) -> Iterable[str]:
+        """Every row of a fresh table."""
+        raise NotImplementedError
+
+    def load(self) -> None:
+        """A (new) simulation: fill the table from scratch."""
+        self.table.replace_all(self.row_keys())
+        if self.table.row_count:
+            self.table.move_cursor(0)
+
+    def apply(self, changes: ChangeSet) -> None:
+        """Rows that changed since the last frame."""
+        raise NotImplementedError
+
+    def frame(self, time_moved: bool) -> None:
+        """Once per frame while this view is shown: redraw what depends on time."""
+        if time_moved and self.table.volatile:
+            self.table.invalidate()
+        self.update_title()
+
+    def update_title(self) -> None:
+        table = self.table
+        text = Text(end="")
+        text.append(self.TITLE, "bold")
+        if table.filter:
+            text.append(f"  /{table.filter}", "bold yellow")
+            text.append(f"  [{table.row_count}/{table.total_count}]", "dim")
+        else:
+            text.append(f"  [{table.total_count}]", "dim")
+        extra = self.title_extra()
+        if extra:
+            text.append("   ")
+            text.append_text(extra)
+        self.title_bar.update(text)
+
+    def title_extra(self) -> Text | None:
+        return None
+
+    # ---- filter
+
+    def open_filter(self) -> None:
+        self.add_class("-filtering")
+        self.filter_input.value = self.table.filter
+        self.filter_input.focus()
+
+    @on(Input.Changed)
+    def _filter_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        # Debounced: filtering 150,000 pods is a one-off O(rows) pass, not one per key press.
+        self._filter_timer = self.set_timer(0.15, lambda: self.apply_filter(event.value))
+
+    @on(Input.Submitted)
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        self.apply_filter(event.value)
+        if not event.value:
+            self.remove_class("-filtering")
+        self.table.focus()
+
+    def apply_filter(self, text: str) -> None:
+        if not self.playground.engine_idle:
+            self._filter_timer = self.set_timer(0.05, lambda: self.apply_filter(text))
+            return
+        self.table.set_filter(text)
+        self.update_title()
+
+    def clear_filter(self) -> bool:
+        if not self.table.filter and not self.has_class("-filtering"):
+            return False
+        self.filter_input.value = ""
+        self.apply_filter("")
+        self.remove_class("-filtering")
+        self.table.focus()
+        return True

@@ -113,6 +113,10 @@ class History:
     series: Series = field(default_factory=Series)
     restored: int = 0  # restores so far: a reader that caches the state (the TUI) redraws it all
     dropped: int = 0  # checkpoints thinned out
+    # States replaced by a restore, freed by free_retired(): at once, or (defer_free) when the caller
+    # says so, e.g. the TUI on its event loop once no widget can be reading the old objects.
+    retired: list = field(default_factory=list)
+    defer_free: bool = False
 
     # ---------------------------------------------------------------- set up
 
@@ -301,12 +305,15 @@ class History:
         _live[token] = sim  # the pickled graph's simulation becomes the live one
         collecting = gc.isenabled()
         gc.disable()  # millions of new objects, none of them garbage: the collector would only rescan them
-        old = {k: sim.__dict__.pop(k) for k in [k for k in sim.__dict__ if k not in NOT_STATE]}
+        old = [v for k, v in sim.__dict__.items() if k not in NOT_STATE]
         try:
-            pickle.loads(cp.data)  # updates sim.__dict__ in place (the reduce of _live_simulation)
+            # Replaces the attributes of the live simulation in one C-level update at the end (the
+            # reduce of _live_simulation): a reader in another thread sees the old state or the new.
+            pickle.loads(cp.data)
         finally:
-            _retire(old.values())
-            del old
+            self.retired.append(old)
+            if not self.defer_free:
+                self.free_retired()
             if collecting:
                 gc.enable()
         if gc.get_freeze_count():
@@ -315,6 +322,11 @@ class History:
                 _live[token] = source
         sim._register_handlers()
         sim.scheduler.progress = progress
+
+    def free_retired(self) -> None:
+        retired, self.retired = self.retired, []
+        for components in retired:
+            _retire(components)
 
     def memory(self) -> HistoryMemory:
         return HistoryMemory(len(self.checkpoints), sum(len(cp.data) for cp in self.checkpoints),

@@ -11,7 +11,7 @@ from ...engine.store import ChangeSet
 from ...units import format_age
 from .. import format as fmt
 from .tableview import Source, TableView
-from .vtable import Column
+from .vtable import Column, VirtualTable
 
 if TYPE_CHECKING:
     from ..app import PlaygroundApp
@@ -51,6 +51,13 @@ class EventsView(TableView):
         self.events: dict[int, Event] = {}
         self.seen = 0
         super().__init__(playground, id=id)
+
+    def on_virtual_table_activated(self, message: VirtualTable.Activated) -> None:
+        """Enter on an event: go to the instant it was recorded at (time travel)."""
+        event = self.events.get(message.key)  # type: ignore[arg-type]
+        if event is not None:
+            message.stop()
+            self.playground.timecontrol.jump_to_event(event.time, message.key)
 
     def columns(self) -> list[Column]:
         return [

@@ -28,10 +28,10 @@ COLOURS = {"pending": "yellow", "running": "green", "evictions": "red"}
 
 
 def sparkline(values: list[float]) -> str:
+    """A blank for zero, at least ▁ for any positive value, █ for the peak."""
     peak = max(values, default=0)
-    if peak <= 0:
-        return BLOCKS[1] * len(values) if values else ""
-    return "".join(BLOCKS[max(1, round(v / peak * (len(BLOCKS) - 1)))] if v > 0 else BLOCKS[1] for v in values)
+    top = len(BLOCKS) - 1
+    return "".join(BLOCKS[max(1, round(v / peak * top))] if v > 0 else BLOCKS[0] for v in values)
 
 
 def strip_text(sim: "Simulation", width: int) -> Text:

@@ -220,3 +220,32 @@ def test_evictions_count_each_disrupted_pod_once():
     series = sim.history.series
     assert series.values("evictions", [0, 900_000]) == [0.0, float(len(evicted))]
     assert series.values("ready:zone-b", [0, 900_000]) == [3.0, 0.0]
+
+
+# ---------------------------------------------------------------- playground sim --plot
+
+
+def test_sim_plot_writes_the_same_svg_each_time_and_leaves_the_json_unchanged(tmp_path, capsys):
+    from playground.cli import main
+
+    scenario = str(ROOT / "scenarios" / "zone-outage.toml")
+    assert main(["sim", scenario, "--until", "10m", "--json"]) == 0
+    plain = capsys.readouterr().out
+    assert main(["sim", scenario, "--until", "10m", "--json", "--plot", str(tmp_path / "a.svg")]) == 0
+    assert capsys.readouterr().out == plain
+    assert main(["sim", scenario, "--until", "10m", "--plot", str(tmp_path / "b.svg")]) == 0
+    svg = (tmp_path / "a.svg").read_text()
+    assert svg == (tmp_path / "b.svg").read_text()
+    assert "Ready nodes zone-b" in svg and "Evictions" in svg and "zone-outage at 10m" in svg
+    assert main(["sim", scenario, "--until", "1m", "--plot", str(tmp_path / "c.png")]) == 0
+    assert (tmp_path / "c.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("out, message", [("plot.txt", "must end in .svg or .png"),
+                                          ("missing/plot.svg", "does not exist")])
+def test_sim_plot_refuses_a_bad_file_name_with_status_2(tmp_path, capsys, out, message):
+    from playground.cli import main
+
+    assert main(["sim", str(ROOT / "scenarios" / "zone-outage.toml"), "--plot", str(tmp_path / out)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err

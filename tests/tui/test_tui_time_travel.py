@@ -11,7 +11,7 @@ from playground.engine import Operation, Simulation
 from playground.engine.report import snapshot
 from playground.scenario import load_scenario
 from playground.tui.screens.time_dialogs import GoToTimeDialog, parse_instant
-from playground.tui.widgets.plot import PlotStrip, sparkline
+from playground.tui.widgets.plot import PlotStrip, label, sparkline
 
 from tui_helpers import SIZE, SMALL, make_app, settle
 
@@ -178,7 +178,7 @@ async def test_ctrl_t_shows_the_plots_with_the_current_instant_marked_and_the_hi
         lines = text.plain.splitlines()
         assert lines[0].startswith("Plots") and "checkpoints" in lines[0] and "KiB" in lines[0]
         titles = [line[:22].strip() for line in lines[1:]]
-        assert titles == ["Ready nodes zone-a", "Ready nodes zone-b", "Pending pods", "Running pods", "Evictions"]
+        assert titles == ["Ready zone-a", "Ready zone-b", "Pending pods", "Running pods", "Evictions"]
         assert lines[2].rstrip().endswith(" 1")  # zone-b: b-1 is no longer Ready
         marked = [span for span in text.spans if "reverse" in str(span.style)]
         assert len(marked) == 5 and all(span.end - span.start == 1 for span in marked)
@@ -191,6 +191,11 @@ async def test_ctrl_t_shows_the_plots_with_the_current_instant_marked_and_the_hi
         assert "recorded to 2m" in text.plain.splitlines()[0]
         await press(pilot, "ctrl+t")
         assert not strip.has_class("-shown")
+
+
+def test_a_long_zone_name_keeps_its_end():
+    assert label("ready:eu-west/eu-west-a") == "Ready …west/eu-west-a"
+    assert label("ready:") == "Ready (no zone)"
 
 
 def test_sparkline_scales_to_the_peak():

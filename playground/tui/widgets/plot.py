@@ -34,6 +34,15 @@ def sparkline(values: list[float]) -> str:
     return "".join(BLOCKS[max(1, round(v / peak * top))] if v > 0 else BLOCKS[0] for v in values)
 
 
+def label(metric: str) -> str:
+    """The row's title in LABEL - 1 columns; a long zone name keeps its end, where zones differ."""
+    if metric.startswith("ready:"):
+        zone = metric.removeprefix("ready:") or "(no zone)"
+        room = LABEL - 1 - len("Ready ")
+        return "Ready " + (zone if len(zone) <= room else "…" + zone[-(room - 1):])
+    return metric_title(metric)[:LABEL - 1]
+
+
 def strip_text(sim: "Simulation", width: int) -> Text:
     """The whole strip for a terminal `width` columns wide."""
     history = sim.history
@@ -60,7 +69,7 @@ def strip_text(sim: "Simulation", width: int) -> Text:
         line = sparkline(values)
         colour = COLOURS.get(metric, "cyan")
         text.append("\n")
-        text.append(f"{metric_title(metric)[:LABEL - 1]:<{LABEL}}")
+        text.append(f"{label(metric):<{LABEL}}")
         text.append(line[:mark], colour)
         text.append(line[mark:mark + 1], f"reverse bold {colour}")
         text.append(line[mark + 1:], "dim")

@@ -3,9 +3,10 @@
 The counts are kept by store watchers, as an informer-fed metrics collector would, so that a sample
 costs O(zones) whatever the cluster size (design rule 4): a node's Ready condition or a pod's phase is
 looked at only when the store reports that object changed. An eviction is counted once per pod, when
-the pod first gets the DisruptionTarget=True condition that every voluntary and involuntary
-disruption sets (taint manager, Eviction API, preemption, the kubelet's shutdown manager), which is
-what the `kube_pod_status_reason`-style dashboards count.
+the pod first gets the DisruptionTarget=True condition that Kubernetes sets on every pod it
+disrupts (reasons DeletionByTaintManager, EvictionByEvictionAPI, PreemptionByScheduler,
+TerminationByKubelet, DeletionByPodGC). Pending and running are the pods whose status.phase is
+Pending or Running (a terminating pod counts under its phase until it is gone, as the API lists it).
 
 `ClusterCounts` is part of the simulation's state (it travels with checkpoints, see history.py);
 `Series` is the record of samples over time, kept outside the state by the history.

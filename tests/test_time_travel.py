@@ -127,7 +127,14 @@ def test_switching_to_a_kept_branch_restores_its_future():
     assert sim.now == 150_000
     expected = straight("node-failure", 150_000, [(40_000, Operation("power-off", node=sorted(sim.kubelets)[0]))])
     assert document(sim) == document(expected)
-    assert len(sim.history.branches) == 1  # the cordon's future is kept in its place
+    assert list(sim.history.branches) == ["branch-2"]  # the cordon's future is kept in its place
+    sim.seek(100)  # no checkpoint of the cordon's future may serve this branch
+    assert document(sim) == document(straight("node-failure", 100_000,
+                                              [(40_000, Operation("power-off", node=sorted(sim.kubelets)[0]))]))
+    sim.history.switch("branch-2")
+    assert sim.now == 60_000 and list(sim.history.branches) == ["branch-3"]
+    expected = straight("node-failure", 60_000, [(20_000, Operation("cordon", node=sorted(sim.kubelets)[1]))])
+    assert document(sim) == document(expected)
 
 
 def test_memory_is_bounded_and_going_back_past_every_checkpoint_rebuilds_from_the_scenario():

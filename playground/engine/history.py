@@ -114,6 +114,7 @@ class History:
     series: Series = field(default_factory=Series)
     restored: int = 0  # restores so far: a reader that caches the state (the TUI) redraws it all
     dropped: int = 0  # checkpoints thinned out
+    forks: int = 0  # branches named so far (branch-1, branch-2, …)
     # States replaced by a restore, freed by free_retired(): at once, or (defer_free) when the caller
     # says so, e.g. the TUI on its event loop once no widget can be reading the old objects.
     retired: list = field(default_factory=list)
@@ -198,24 +199,34 @@ class History:
 
     # ---------------------------------------------------------------- forks and branches
 
-    def _fork(self) -> None:
-        name = f"branch-{len(self.branches) + 1}"
-        self.branches[name] = Branch(name, list(self.operations), self.head, self.now)
-        del self.operations[self.applied:]
+    def _keep_branch(self, forked_at: int) -> str:
+        self.forks += 1
+        name = f"branch-{self.forks}"
+        self.branches[name] = Branch(name, list(self.operations), self.head, forked_at)
+        return name
+
+    def _forget_future(self) -> None:
+        """What was recorded after now on the current branch no longer holds."""
         self.head = self.now
         self.series.truncate_after(self.now)
         self.checkpoints = [cp for cp in self.checkpoints if cp.time <= self.now and cp.applied <= self.applied]
 
+    def _fork(self) -> None:
+        self._keep_branch(self.now)
+        del self.operations[self.applied:]
+        self._forget_future()
+
     def switch(self, name: str) -> None:
         """Make branch `name` current at its furthest instant; the current future becomes a branch."""
         branch = self.branches.pop(name)
-        self.branches[f"branch-{len(self.branches) + 2}"] = Branch(
-            f"branch-{len(self.branches) + 2}", list(self.operations), self.head, self.now)
         common = _common_prefix(self.operations, branch.operations)
-        self._restore_before(min(branch.forked_at, self.now), max_applied=common)
+        # the first instant at which the two futures can differ: the first operation not shared
+        differs = min([ops[common][0] for ops in (self.operations, branch.operations) if common < len(ops)]
+                      + [branch.forked_at])
+        self._keep_branch(differs)
+        self._restore_before(min(differs, self.now), max_applied=common)
         self.operations = list(branch.operations)
-        self.series.truncate_after(self.now)
-        self.head = self.now
+        self._forget_future()
         self.advance(branch.head)
 
     def branch_scenario(self, name: str):

@@ -164,14 +164,17 @@ def test_a_refused_invalid_operation_does_not_fork():
 @settings.get_profile(PROFILE)
 @given(data=st.data())
 def test_random_travel_equals_a_straight_run_of_the_surviving_operations(data):
-    """Random steps, operations (valid, refused and invalid), seeks back and forward: the state is
-    always the straight run of the operations of the current branch."""
+    """Random steps, operations (valid, refused and invalid), seeks back and forward, switches to a
+    kept branch: the state is always the straight run of the operations of the current branch."""
     name = data.draw(st.sampled_from(["drain-pdb", "node-failure", "preemption-pdb", "rollout-drain-pdb",
                                       "zone-outage"]), label="scenario")
     sim = Simulation(_LOADED[name])
     sim.enable_history(budget=data.draw(st.sampled_from([50_000, 10**9]), label="budget"))
     for _ in range(data.draw(st.integers(1, 8), label="moves")):
-        move = data.draw(st.sampled_from(["steps", "op", "back", "seek", "forward"]))
+        move = data.draw(st.sampled_from(["steps", "op", "back", "seek", "forward", "switch"]))
+        if move == "switch" and sim.history.branches:
+            sim.history.switch(data.draw(st.sampled_from(sorted(sim.history.branches))))
+            continue
         if move == "steps":
             for _ in range(data.draw(st.sampled_from([1, 5, 30]))):
                 sim.step()
@@ -181,7 +184,7 @@ def test_random_travel_equals_a_straight_run_of_the_surviving_operations(data):
             sim.rewind(data.draw(st.sampled_from([1, 7, 60])))
         elif move == "seek":
             sim.seek(data.draw(st.integers(0, max(1, sim.history.head // 1000))))
-        else:
+        elif move == "forward":
             sim.forward(data.draw(st.sampled_from([1, 60])))
     sim.run_until_ms(sim.now)  # finish the instant of the last operation, as the reference does
     history = sim.history

@@ -33,6 +33,11 @@ controllers left at the end of the previous instant.
 
 `step()` advances one tick; timers fire at their exact millisecond, so a tick is the unit of
 stepping and of scheduler throughput, not a rounding of event times.
+
+Time travel (history.py, off until `enable_history`, `seek` or `rewind`): `run_until_ms` then runs
+through the history, which applies the recorded future's operations at their instants, samples the
+figures for the plots and takes checkpoints; `apply` tells it of each live operation (a fork when
+made in the past). The simulation's state is everything but `scenario` and `history`.
 """
 
 from __future__ import annotations

@@ -102,6 +102,8 @@ def extra_operations() -> list[str]:
 POD_BINDINGS = [
     Binding("ctrl+d,delete", "app.delete_pod", "Delete pod", show=True, id="playground.pod.delete-pod",
             tooltip="Delete the selected pod (kubectl delete pod), with its grace period."),
+    Binding("d", "app.describe", "Describe", show=False, id="playground.pod.describe",
+            tooltip="kubectl describe pod, as k9s' d (v does the same in every view)"),
 ]
 
 VIEW_ALIASES = {

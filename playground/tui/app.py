@@ -28,19 +28,24 @@ from textual.binding import Binding
 from textual.widgets import ContentSwitcher, Footer
 
 from ..engine import Operation, OperationResult, Simulation
+from ..engine.manifests import node_manifest, pod_manifest, to_yaml
 from ..scenario import Scenario
 from ..units import format_duration
 from . import format as fmt
 from .actions import VIEW_ALIASES
 from .bindings import binding_groups, global_bindings
 from .commands import PaletteCommand, PlaygroundCommands, palette_commands
+from .describe import describe_node, describe_pod
 from .files import ScenarioFiles
 from .flows import OperationFlows
 from .keymap import KeymapError, default_keymap_path, load_keymap
 from .runner import EngineRunner, FrameResult
+from .screens.dialog import ConfirmDialog
 from .screens.help import HelpScreen
+from .screens.object_view import ObjectScreen
 from .screens.view_prompt import ViewPrompt
 from .timecontrol import TimeControl
+from .widgets.footer import FittingFooter
 from .widgets.plot import PlotStrip
 from .widgets.header import ClusterHeader, ViewTabs
 from .widgets.views import VIEW_CLASSES, VIEW_TITLES, EventsView, NodesView, TableView, has_pdbs
@@ -93,6 +98,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         self.frame_ticks: deque[int] = deque(maxlen=10_000)
         self.last_result: OperationResult | None = None
         self.messages: deque[tuple[str, str, str]] = deque(maxlen=200)  # (severity, title, message) shown
+        self.saved_operations = 0  # this session's operations already in a saved file
 
     # ---------------------------------------------------------------- layout
 
@@ -104,7 +110,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         with ContentSwitcher(initial=self.current_view, id="views"):
             yield from self.views.values()
         yield PlotStrip(id="plots")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         keymap: dict[str, str] = {}
@@ -135,6 +141,12 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         gc.unfreeze()
         gc.collect()
         gc.freeze()
+
+    def on_resize(self) -> None:
+        # Narrow terminals: the footer's compact style fits more keys before it cuts the rest.
+        footer = self.query(Footer)
+        if footer:
+            footer.first().compact = self.size.width < 120
 
     def on_unmount(self) -> None:
         self.runner.close()
@@ -280,20 +292,69 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
 
     @work(group="dialogs")
     async def action_view_prompt(self) -> None:
-        choice = await self.push_screen_wait(ViewPrompt(VIEW_ALIASES))
+        choice = await self.push_screen_wait(ViewPrompt(VIEW_ALIASES, list(self.views)))
         if choice == "quit":
-            self.exit()
+            self.action_quit()
         elif choice:
             self.action_view(choice)
 
     def action_filter(self) -> None:
         self.views[self.current_view].open_filter()
 
+    def selected_object(self) -> tuple[str, str] | None:
+        """("node", name) or ("pod", namespace/name) selected in the current view."""
+        if self.current_view == "nodes":
+            node = self.selected_node()
+            return ("node", node) if node is not None else None
+        pod = self.selected_pod()
+        return ("pod", pod) if pod is not None else None
+
+    def action_describe(self) -> None:
+        self.open_object("describe")
+
+    def action_yaml(self) -> None:
+        self.open_object("yaml")
+
+    def open_object(self, mode: str) -> None:
+        """k9s' describe (v) and YAML (y) views of the selected node or pod."""
+        target = self.selected_object()
+        if target is None:
+            self.notify("Select a node (Nodes view) or a pod (Pods, Pending views) first.", severity="warning")
+            return
+        kind, name = target
+
+        def produce(mode: str) -> str | None:
+            sim = self.sim  # read at each refresh: loading a scenario replaces it
+            if mode == "describe":
+                return describe_node(sim, name, self.epoch) if kind == "node" else describe_pod(sim, name, self.epoch)
+            manifest = node_manifest(sim, name, self.epoch) if kind == "node" else pod_manifest(sim, name, self.epoch)
+            return to_yaml(manifest) if manifest is not None else None
+
+        self.push_screen(ObjectScreen(kind, name, mode, produce, lambda: self.engine_idle))
+
     def action_clear_filter(self) -> None:
         self.views[self.current_view].clear_filter()
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
+
+    def unsaved_operations(self) -> int:
+        return len(self.sim.session_entries()) - self.saved_operations
+
+    @work(group="dialogs")
+    async def action_quit(self) -> None:
+        """Quit, but ask first while this session has operations no file holds (they would be lost)."""
+        await self.wait_idle()
+        unsaved = self.unsaved_operations()
+        if unsaved > 0:
+            ok = await self.push_screen_wait(ConfirmDialog(
+                "Quit without saving?",
+                Text(f"{unsaved} operation(s) of this session are not saved. Cancel and press ctrl+s to save the "
+                     "scenario with them as timeline entries, or quit and lose them."),
+                "Quit"))
+            if not ok:
+                return
+        self.exit()
 
     # ---------------------------------------------------------------- operations
 
@@ -323,6 +384,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         self.sim = Simulation(scenario, event_limit=self.event_limit)
         self.timecontrol.start_history(self.sim)
         self.scenario_path = Path(path) if path is not None else None
+        self.saved_operations = 0
         self.runner.replace(self.sim)
         for view in self.views.values():
             view.load()

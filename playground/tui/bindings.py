@@ -18,6 +18,18 @@ from .widgets.vtable import VirtualTable
 VIEW_GROUP = Binding.Group("Views", compact=True)
 
 
+def sort_help() -> list[Binding]:
+    """One help row per view: its sort keys and the columns they sort."""
+    rows = []
+    for name, cls in VIEW_CLASSES.items():
+        sorts = getattr(cls, "SORTS", ())
+        if sorts:
+            rows.append(Binding(",".join(key for key, _, _ in sorts), "noop", f"{VIEW_TITLES[name]} view",
+                                id=f"playground.sort.* ({name})",
+                                tooltip="  ".join(f"{key} {label}" for key, _, label in sorts)))
+    return rows
+
+
 def global_bindings() -> list[Binding]:
     views = [
         Binding(str(i), f"view('{name}')", VIEW_TITLES[name], show=False, id=f"playground.view.{name}",
@@ -29,8 +41,12 @@ def global_bindings() -> list[Binding]:
         *time_bindings(),
         *views,
         Binding("colon", "view_prompt", "Go to view…", show=False, id="playground.view-prompt",
-                tooltip="k9s-style prompt: :nodes, :pods, :pending, :leases, :events, :deploy, :q"),
+                tooltip="k9s-style prompt: :nodes, :pods, :pending, :leases, :events, :pdbs, :deploy, :q"),
         Binding("slash", "filter", "Filter", id="playground.filter", tooltip="Filter the current view"),
+        Binding("v", "describe", "Describe", show=False, id="playground.describe",
+                tooltip="kubectl describe of the selected node or pod (k9s: d; here d drains a node)"),
+        Binding("y", "yaml", "YAML", show=False, id="playground.yaml",
+                tooltip="The selected node or pod as kubectl get -o yaml prints it"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="playground.clear-filter",
                 tooltip="Clear the current view's filter"),
         Binding("a", "create_pod", "Create pod", show=False, id="playground.create-pod",
@@ -56,7 +72,9 @@ def binding_groups() -> list[tuple[str, list[Binding]]]:
     views = [b for b in own.values() if b.id and b.id.startswith("playground.view.")]
     return [
         ("Simulation", pick(*TIME_BINDING_IDS)),
-        ("Views", [*views, *pick("playground.view-prompt", "playground.filter", "playground.clear-filter")]),
+        ("Views", [*views, *pick("playground.view-prompt", "playground.filter", "playground.clear-filter",
+                                 "playground.describe", "playground.yaml")]),
+        ("Sort (k9s: shift+letter; again to reverse)", sort_help()),
         ("Nodes view: on the selected node (palette: on any node by name)", list(node_bindings())),
         ("Pods and Pending views: on the selected pod", list(POD_BINDINGS)),
         ("Deployments view: on the selected Deployment (palette: Roll out…, Edit strategy…)",

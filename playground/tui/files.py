@@ -22,6 +22,7 @@ PROJECT_SCENARIOS = Path(__file__).resolve().parent.parent.parent / "scenarios"
 class ScenarioFiles:
     sim: "Simulation"
     scenario_path: Path | None
+    saved_operations: int
 
     if TYPE_CHECKING:  # provided by the app
         def notify(self, *args: Any, **kwargs: Any) -> None: ...
@@ -58,6 +59,7 @@ class ScenarioFiles:
         existed = path.exists()
         self.sim.save(path)
         operations = len(self.sim.session_entries())
+        self.saved_operations = operations
         return (f"{'overwrote' if existed else 'wrote'} {path} with {operations} operation(s) of this session "
                 "as timeline entries")
 

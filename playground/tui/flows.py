@@ -24,6 +24,10 @@ from .screens.node_dialogs import OptionsDialog, TaintDialog, UntaintDialog
 from .screens.pod_dialogs import CreatePodDialog, DeletePodDialog
 from .widgets.tableview import natural_key
 
+# What acts on the machine rather than on the Node object: usable after `kubectl delete node`.
+MACHINE_OPERATIONS = frozenset({"shutdown", "power-off", "power-on", "partition", "heal", "stop-kubelet",
+                                "start-kubelet", "restart-kubelet"})
+
 if TYPE_CHECKING:
     from ..engine import OperationResult, Simulation
 
@@ -54,11 +58,12 @@ class OperationFlows:
         action = node_action(op)
         await self.wait_idle()
         obj = self.sim.store.nodes.get(node)
-        if obj is None:
-            self.notify(Text(f'nodes "{node}" not found'), severity="warning")
+        if obj is None and not self._machine_op(op, node):
             return
         extra: dict[str, Any] = {}
-        if op == "out-of-service":
+        if obj is None and not (action is not None and action.confirm):
+            pass  # a machine whose Node object was deleted: no dialog, the engine decides
+        elif op == "out-of-service":
             has = any(str(t) == OUT_OF_SERVICE or (t.key == OUT_OF_SERVICE.split("=")[0] and t.effect == "NoExecute")
                       for t in obj.taints)
             if not has:
@@ -78,10 +83,10 @@ class OperationFlows:
             taint = OUT_OF_SERVICE if not has else f"{OUT_OF_SERVICE.split('=')[0]}:NoExecute"
             self.apply_operation(Operation("untaint" if has else "taint", node=node, taint=taint))
             return
-        if action is not None and action.confirm:
+        elif action is not None and action.confirm:
             kubelet = self.sim.kubelets.get(node)
             info = OPERATION_INFO.get(op)
-            message = Text(f"{info.help if info else ''}\n\n{obj.pod_count} pod(s) are bound to {node}"
+            message = Text(f"{info.help if info else ''}\n\n{obj.pod_count if obj else 0} pod(s) are bound to {node}"
                            f" (machine: {kubelet.state_label() if kubelet else '?'}).")
             ok = await self.push_screen_wait(ConfirmDialog(f"{action.title} {node}?", message, action.title))
             if not ok:
@@ -103,20 +108,33 @@ class OperationFlows:
             info = OPERATION_INFO[op]
             fields = {f.name for f in dataclasses.fields(Operation)}
             options = [o for o in getattr(info, "options", ()) if o.field in fields]
-            values = await self.push_screen_wait(OptionsDialog(f"{info.title} node {node}", info.help, options))
+            warning = fmt.drain_refusals(self.sim, node) if op == "drain" else ""
+            values = await self.push_screen_wait(OptionsDialog(f"{info.title} node {node}", info.help, options,
+                                                               warning))
             if values is None:
                 return
             extra.update(values)
         # The dialog may have been open a while: look again before acting.
         await self.wait_idle()
         obj = self.sim.store.nodes.get(node)
-        if obj is None:
-            self.notify(Text(f"node {node} is gone"), severity="warning")
+        if obj is None and not self._machine_op(op, node):
             return
-        if op == "untaint" and extra.get("taint") not in obj.taint_strings():
+        if op == "untaint" and obj is not None and extra.get("taint") not in obj.taint_strings():
             self.notify(Text(f"{node} no longer has the taint {extra.get('taint')}"), severity="warning")
             return
         self.apply_operation(Operation(op, node=node, **extra))
+
+    def _machine_op(self, op: str, node: str) -> bool:
+        """The Node object is gone: an operation on its machine (power, network, kubelet) still makes
+        sense, since a kubelet that starts again registers the node anew. Says why not otherwise."""
+        if node not in self.sim.kubelets:
+            self.notify(Text(f'nodes "{node}" not found'), severity="warning")
+            return False
+        if op not in MACHINE_OPERATIONS:
+            self.notify(Text(f'nodes "{node}" not found: the Node object was deleted. Restart its kubelet (e) '
+                             "and it registers the node again."), severity="warning")
+            return False
+        return True
 
     def action_delete_pod(self) -> None:
         pod = self.selected_pod()
@@ -179,11 +197,14 @@ class OperationFlows:
         query = query.lower()
         out = []
         nodes = self.sim.store.nodes
-        for name in sorted(nodes, key=natural_key):
+        # Machines whose Node object was deleted stay pickable: restarting the kubelet re-creates it.
+        names = dict.fromkeys([*nodes, *self.sim.kubelets])
+        for name in sorted(names, key=natural_key):
             if query and query not in name.lower():
                 continue
             node = nodes.get(name)
-            label = name if node is None else f"{name}   {fmt.node_status(node)}   {node.zone}"
+            label = (f"{name}   Node deleted (machine {self.sim.kubelets[name].state_label()})" if node is None
+                     else f"{name}   {fmt.node_status(node)}   {fmt.zone_label(node.zone)}")
             out.append((name, label))
             if len(out) >= PickerDialog.LIMIT:
                 break

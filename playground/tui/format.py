@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from ..engine.operations import SOURCE as OPERATIONS_SOURCE
 from ..units import format_age, format_duration, format_memory_short
 
 if TYPE_CHECKING:
@@ -57,11 +58,33 @@ def sim_time(ms: int | None) -> str:
     return "-" if ms is None else format_duration(ms)
 
 
+def elapsed(ms: int) -> str:
+    """Time since (or until) an instant the user watches, to the second at any length: as kubectl's
+    ages up to 10 minutes ("65s", "4m12s"), then "12m5s", "1h2m3s" where kubectl's HumanDuration
+    drops the seconds. AGE columns keep HumanDuration (units.format_age)."""
+    ms = max(0, ms)
+    if ms < 600_000:
+        return format_age(ms)
+    return format_duration(ms // 1000 * 1000)
+
+
 def ago(now: int, ms: int | None) -> str:
-    """"12s ago" for a past instant of virtual time."""
+    """"12m5s ago" for a past instant of virtual time."""
     if ms is None:
         return "-"
-    return f"{format_age(now - ms)} ago"
+    return f"{elapsed(now - ms)} ago"
+
+
+def is_cluster_event(event) -> bool:
+    """Kubernetes' own events. The engine also records a refused operation ("OperationRefused", from
+    the playground itself): kubectl would print that to the user, so the TUI shows it as a
+    notification, never among the cluster's events."""
+    return event.source != OPERATIONS_SOURCE
+
+
+def zone_label(zone: str) -> str:
+    """A node without a zone label is in the node lifecycle controller's zone "": say so."""
+    return zone or "<none>"
 
 
 # ---------------------------------------------------------------- nodes
@@ -103,14 +126,11 @@ def compact_taints(taints: list["Taint"]) -> str:
 
 
 def cores(millis: int) -> str:
-    """Millicores as cores with at most one decimal: 3500 -> "3.5", 4000 -> "4", 250 -> "0.25"."""
+    """A CPU quantity as kubectl prints it (resource.Quantity's canonical form): whole cores as "4",
+    anything else in millicores, "500m", "3500m"."""
     if millis % 1000 == 0:
         return str(millis // 1000)
-    if millis % 100 == 0:
-        return f"{millis / 1000:.1f}"
-    if millis < 1000:
-        return f"{millis}m"
-    return f"{millis / 1000:.2f}".rstrip("0")
+    return f"{millis}m"
 
 
 def cpu_pair(requested: int, allocatable: int) -> str:
@@ -147,7 +167,14 @@ def lease_age_text(sim: "Simulation", node_name: str) -> Text:
     kubelet = sim.kubelets.get(node_name)
     renew = kubelet.config.lease_renew_interval if kubelet else 10_000
     style = "bold red" if age > grace else "yellow" if age > renew else ""
-    return Text(format_age(age), style=style, end="")
+    return Text(elapsed(age), style=style, end="")
+
+
+def machine_description(kubelet) -> str:
+    """The machine in words: a powered-off machine has neither network nor a running kubelet."""
+    if kubelet.power != "on":
+        return "power off: no network, kubelet not running"
+    return f"power on, network {kubelet.network}, kubelet {'running' if kubelet.running else 'stopped'}"
 
 
 def machine_state(sim: "Simulation", node_name: str) -> Text:
@@ -278,6 +305,29 @@ def drain_flags(options) -> str:
     if skip:
         flags.append(f"--skip-wait-for-delete-timeout={skip}")
     return " ".join(flags)
+
+
+def drain_refusals(sim: "Simulation", node_name: str) -> str:
+    """What `kubectl drain NODE` with no flags would refuse on this node, and the flag for each: its
+    pre-check (drain.Drainer._filter) fails the whole drain before evicting anything."""
+    daemonset, local, bare = [], [], []
+    for pod in sim.store.pods_on(node_name):
+        if pod.is_terminal() or pod.mirror:
+            continue
+        if pod.owner is not None and pod.owner.kind == "DaemonSet":
+            daemonset.append(pod.key)
+        elif pod.empty_dir:
+            local.append(pod.key)
+        elif pod.owner is None:
+            bare.append(pod.key)
+    lines = []
+    for pods, what, flag in ((daemonset, "DaemonSet-managed", "--ignore-daemonsets"),
+                             (local, "with local storage (emptyDir)", "--delete-emptydir-data"),
+                             (bare, "that declare no controller", "--force")):
+        if pods:
+            shown = ", ".join(pods[:3]) + (f" and {len(pods) - 3} more" if len(pods) > 3 else "")
+            lines.append(f"{len(pods)} pod(s) {what} ({shown}): tick {flag} or the drain is refused")
+    return "\n".join(lines)
 
 
 def pdb_blocking(sim: "Simulation", pdb_key: str) -> dict[str, list[str]]:

@@ -77,6 +77,12 @@ def shots() -> list[Shot]:
         Shot("rollout-stuck", "A RollingUpdate whose surge pod cannot be scheduled: ProgressDeadlineExceeded",
              lambda: load_scenario(SCENARIOS / "rollout-stuck.toml"), SCENARIOS / "rollout-stuck.toml", "12m5s",
              "deployments", "web"),
+        Shot("zone-outage-sorted", "Nodes sorted by LEASE AGE, stalest first (shift+L twice, as k9s sorts)",
+             zone_b_down, default, "1m26s", "nodes", "b-1", keys=["L", "L"]),
+        Shot("describe-node", "kubectl describe node b-1 during the zone outage (v)",
+             zone_b_down, default, "1m26s", "nodes", "b-1", keys=["v"]),
+        Shot("yaml-pod", "The selected pod as kubectl get -o yaml prints it (y)",
+             zone_b_down, default, "1m26s", "pods", None, keys=["y"]),
         Shot("time-travel", "Rewound from 7m to 4m (<, three times) with the plots shown (ctrl+t): the instant "
              "marked, the recorded future dimmed", zone_b_down, default, "7m", "nodes", "b-1",
              keys=["ctrl+t", "less_than_sign", "less_than_sign", "less_than_sign"]),

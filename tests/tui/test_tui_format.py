@@ -36,9 +36,12 @@ def test_compact_taints():
     assert fmt.compact_taints([]) == ""
 
 
-def test_quantities():
-    assert fmt.cores(4000) == "4" and fmt.cores(3500) == "3.5" and fmt.cores(250) == "250m"
-    assert fmt.cpu_pair(2600, 4000) == "2.6/4"
+def test_quantities_as_kubectl_prints_them():
+    """resource.Quantity's canonical form: whole cores plain, anything else in millicores (kubectl
+    shows 500m, never 0.5)."""
+    assert fmt.cores(4000) == "4" and fmt.cores(3500) == "3500m" and fmt.cores(250) == "250m"
+    assert fmt.cores(500) == "500m" and fmt.cores(0) == "0"
+    assert fmt.cpu_pair(2600, 4000) == "2600m/4"
     assert fmt.mem_pair(0, 16 << 30) == "0/16Gi"
 
 
@@ -81,3 +84,23 @@ def test_pod_status_and_lease_age():
     assert fmt.lease_age(sim, "a-1") == 70_000  # no renewal since time 0
     assert fmt.lease_age_text(sim, "a-1").style == "bold red"  # past node-monitor-grace-period (50s)
     assert fmt.lease_age_text(sim, "a-2").style == ""
+
+
+def test_watched_durations_keep_their_seconds_past_ten_minutes():
+    """Lease age and "ago" tick by the second at any length; AGE columns keep kubectl's HumanDuration."""
+    assert fmt.elapsed(754_000) == "12m34s" and fmt.elapsed(3_723_000) == "1h2m3s" and fmt.elapsed(600_000) == "10m"
+    assert fmt.ago(800_000, 46_000) == "12m34s ago"
+    sim = Simulation(load_scenario(SMALL))
+    sim.run_until(5)
+    sim.apply(Operation("power-off", node="a-1"))
+    sim.run_until(754)
+    assert fmt.lease_age_text(sim, "a-1").plain == "12m34s"
+
+
+def test_a_node_without_a_zone_and_a_powered_off_machine_in_words():
+    assert fmt.zone_label("") == "<none>" and fmt.zone_label("zone-a") == "zone-a"
+    sim = Simulation(load_scenario(SMALL))
+    sim.run_until(5)
+    sim.apply(Operation("power-off", node="a-1"))
+    assert fmt.machine_description(sim.kubelets["a-1"]) == "power off: no network, kubelet not running"
+    assert fmt.machine_description(sim.kubelets["a-2"]) == "power on, network connected, kubelet running"

@@ -342,8 +342,10 @@ async def test_X_deletes_the_node_after_confirmation():
         await select(pilot, "b-2")
         await press(pilot, "X", "y")
         assert "b-2" not in app.sim.store.nodes
-        assert app.nodes_view.table.keys() == ["a-1", "a-2", "b-1"]
-        assert app.nodes_view.table.cursor_key is not None
+        # The machine keeps its row (the Node object is gone), so that its kubelet can bring it back.
+        assert app.nodes_view.table.keys() == ["a-1", "a-2", "b-1", "b-2"]
+        assert row(app, "nodes", "b-2")["status"] == "<deleted>"
+        assert app.nodes_view.table.cursor_key == "b-2"
 
 
 # ---------------------------------------------------------------- pods, workloads
@@ -426,12 +428,12 @@ async def test_dialogs_look_again_when_they_close():
     async with app.run_test(size=SIZE) as pilot:
         await app.advance(2)
         await select(pilot, "a-2")
-        await press(pilot, "p")
-        assert isinstance(app.screen, ConfirmDialog)
-        app.sim.apply(Operation("delete-node", node="a-2"))  # meanwhile, the node goes
-        await press(pilot, "y")
-        assert app.messages[-1][2] == "node a-2 is gone"
-        assert app.last_result is None or app.last_result.operation.do != "power-off"
+        await press(pilot, "t")
+        await press(pilot, *"dedicated=db:NoSchedule")
+        app.sim.apply(Operation("delete-node", node="a-2"))  # meanwhile, the Node object goes
+        await press(pilot, "enter")
+        assert app.messages[-1][2].startswith('nodes "a-2" not found: the Node object was deleted')
+        assert app.last_result is None or app.last_result.operation.do != "taint"
 
 
 async def test_keys_can_be_remapped_by_binding_id(tmp_path):

@@ -183,3 +183,51 @@ async def test_keys_move_the_cursor_and_post_messages():
         await pilot.pause()
         assert app.moves[-1] == "row-00000"
         assert "row-00002" in app.moves
+
+
+async def test_a_cell_styled_without_spans_keeps_its_colour():
+    """Text("66s", style="bold red") has a style and no spans: it must render red, not plain."""
+    from rich.text import Text
+
+    app = TableApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(VirtualTable)
+        app.source.values["a"] = "x"
+        original = app.source.cells
+        app.source.cells = lambda key: [Text(key, style="bold red", end=""), original(key)[1]]
+        table.upsert(["a", "b"])
+        table.move_cursor(1)
+        await pilot.pause()
+        segments = list(table._row_strip(0))
+        styled = [s for s in segments if s.text.strip() == "a"]
+        assert styled and styled[0].style.color is not None and styled[0].style.color.name == "red"
+        assert styled[0].style.bold
+
+
+async def test_a_column_narrows_again_when_the_long_value_is_gone_and_after_a_reload():
+    app = TableApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(VirtualTable)
+        name = table.columns[0]
+        table.upsert(["a", "b"])
+        await pilot.pause()
+        assert name.width == 8
+        app.source.cells = lambda key, cells=app.source.cells: (
+            [key * 18, ""] if key == "a" else cells(key))
+        table.upsert(["a"])
+        await pilot.pause()
+        await pilot.pause()
+        assert name.width == 18
+        del app.source.cells  # back to the class's method: short names again
+        table.upsert(["a"])
+        await pilot.pause()
+        await pilot.pause()
+        assert name.width == 8
+        app.source.cells = lambda key: [key * 18, ""]
+        table.upsert(["a"])
+        await pilot.pause()
+        await pilot.pause()
+        assert name.width == 18
+        del app.source.cells
+        table.replace_all(["c"])
+        assert name.width == 8

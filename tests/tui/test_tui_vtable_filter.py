@@ -1,6 +1,7 @@
-"""The virtual table's kept match texts and narrowing filter against a plain reference: on any
-sequence of inserts, changes, removals and filters the shown rows are exactly the rows whose current
-text matches, in order. HYPOTHESIS_EXAMPLES raises the number of examples for a longer run."""
+"""The virtual table's kept match texts, narrowing filter and column sort against a plain reference:
+on any sequence of inserts, changes, removals, filters and sorts the shown rows are exactly the rows
+whose current text matches, in the chosen order. HYPOTHESIS_EXAMPLES raises the number of examples
+for a longer run."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import os
 from hypothesis import HealthCheck, given, settings, strategies as st
 from textual.app import App, ComposeResult
 
-from playground.tui.widgets.vtable import Column, VirtualTable
+from playground.tui.widgets.vtable import Column, VirtualTable, natural_text_key
 
 EXAMPLES = int(os.environ.get("HYPOTHESIS_EXAMPLES", "20"))
 
@@ -55,14 +56,21 @@ ops = st.lists(st.one_of(
     st.tuples(st.just("filter"), st.sampled_from(["", "a", "ab", "abc", "b", "run", "running", "!a", "!ab",
                                                    "zone", "zone-b", "a-b", "!"])),
     st.tuples(st.just("cursor"), st.integers(0, 50)),
+    st.tuples(st.just("sort"), st.sampled_from([None, ("name", False), ("name", True), ("value", False),
+                                                 ("value", True)])),
 ), max_size=25)
 
 
-def expected(source: StableSource, needle: str) -> list[str]:
+def expected(source: StableSource, needle: str, sort=None) -> list[str]:
     negate = needle.startswith("!")
     text = needle[1:] if negate else needle
-    return sorted(k for k in source.values
+    keys = sorted(k for k in source.values
                   if not text or (text in source.match_text(k).lower()) != negate)
+    if sort is not None:
+        column, descending = sort
+        # Python's sort is stable, also reversed: equal values keep the keys' ascending order.
+        keys.sort(key=lambda k: natural_text_key(k if column == "name" else source.values[k]), reverse=descending)
+    return keys
 
 
 async def play(plan) -> None:
@@ -71,6 +79,7 @@ async def play(plan) -> None:
     async with app.run_test(size=(60, 12)):
         table = app.query_one(VirtualTable)
         needle = ""
+        sort = None
         for kind, arg in plan:
             if kind in ("add", "change"):
                 changed = []
@@ -88,9 +97,12 @@ async def play(plan) -> None:
             elif kind == "filter":
                 table.set_filter(arg)
                 needle = arg
+            elif kind == "sort":
+                table.sort_by(*arg) if arg else table.sort_by(None)
+                sort = arg
             else:
                 table.move_cursor(arg)
-            want = expected(source, needle)
+            want = expected(source, needle, sort)
             assert table.keys() == want
             assert table.row_count == len(want) and table.total_count == len(source.values)
             assert table.cursor_key in (want or [None])
@@ -100,5 +112,5 @@ async def play(plan) -> None:
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ops)
-def test_filter_with_kept_texts_equals_a_full_refilter(plan):
+def test_filter_and_sort_with_kept_texts_equal_a_full_refilter_and_resort(plan):
     asyncio.run(play(plan))

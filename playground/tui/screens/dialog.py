@@ -35,6 +35,7 @@ Dialog.-danger > #box { border: thick $error; }
 Dialog #title { text-style: bold; width: 100%; margin-bottom: 1; }
 Dialog .help { color: $text-muted; margin-bottom: 1; }
 Dialog .error { color: $error; text-style: bold; margin-top: 1; }
+Dialog .warning { color: $warning; text-style: bold; margin-bottom: 1; }
 Dialog .error.-hidden { display: none; }
 Dialog #buttons { height: auto; margin-top: 1; align-horizontal: right; }
 Dialog #buttons Button { margin-left: 2; }

@@ -67,17 +67,20 @@ class OptionsDialog(Dialog):
     """An operation with options (kubectl drain's flags): one field per OperationOption the engine lists
     in OPERATION_INFO, so the dialog follows the engine. Returns {Operation field: value}."""
 
-    def __init__(self, title: str, help_text: str, options: Iterable[Any]) -> None:
+    def __init__(self, title: str, help_text: str, options: Iterable[Any], warning: str = "") -> None:
         super().__init__()
         self._title = title
         self.help_text = help_text
         self.options = list(options)
+        self.warning = warning  # what the operation will refuse with the options as they start
 
     def dialog_title(self) -> str:
         return self._title
 
     def body(self) -> ComposeResult:
         yield Static(Text(self.help_text), classes="help")
+        if self.warning:
+            yield Static(Text(self.warning), classes="warning", id="warning")
         examples = {"int": "seconds", "duration": "e.g. 1m30s", "str": "e.g. app=web"}
         for option in self.options:
             if option.kind == "bool":

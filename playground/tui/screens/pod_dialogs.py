@@ -62,13 +62,17 @@ class CreatePodDialog(Dialog):
         return "Create a pod"
 
     def body(self) -> ComposeResult:
-        yield Static(Text("A bare pod (no controller). Leave nodeName empty to let the scheduler place it."),
-                      classes="help")
-        for label, ident, placeholder in (("name", "name", "my-pod"), ("namespace", "namespace", "default"),
-                                          ("requests.cpu", "cpu", "500m"), ("requests.memory", "memory", "256Mi")):
+        yield Static(Text("A bare pod (no controller). Leave nodeName empty to let the scheduler place it; "
+                          "clear a request for none (a BestEffort pod, as kubectl run makes by default)."),
+                     classes="help")
+        # The requests start filled in: what the dialog shows is what the pod gets.
+        for label, ident, placeholder, value in (("name", "name", "my-pod", ""),
+                                                 ("namespace", "namespace", "default", ""),
+                                                 ("requests.cpu", "cpu", "none", "500m"),
+                                                 ("requests.memory", "memory", "none", "256Mi")):
             with Horizontal(classes="field"):
                 yield Label(label)
-                yield Input(placeholder=placeholder, id=ident)
+                yield Input(value, placeholder=placeholder, id=ident)
         with Horizontal(classes="field"):
             yield Label("priorityClassName")
             yield Select([(name, name) for name in self.priority_classes], prompt="(global default)", id="priority")

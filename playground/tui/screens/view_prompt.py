@@ -14,19 +14,20 @@ class ViewPrompt(ModalScreen):
 
     DEFAULT_CSS = """
     ViewPrompt { align: center top; background: $background 30%; }
-    ViewPrompt > Input { width: 60; margin-top: 3; border: tall $accent; }
+    ViewPrompt > Input { width: 80; max-width: 95%; margin-top: 3; border: tall $accent; }
     """
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="playground.prompt.cancel")]
 
-    def __init__(self, aliases: dict[str, str]) -> None:
+    def __init__(self, aliases: dict[str, str], views: list[str] | None = None) -> None:
         super().__init__()
-        self.aliases = aliases
+        self.views = views if views is not None else list(dict.fromkeys(aliases.values()))
+        self.aliases = {alias: view for alias, view in aliases.items() if view in self.views}
 
     def compose(self) -> ComposeResult:
         from textual.suggester import SuggestFromList
 
-        yield Input(placeholder=": nodes | pods | pending | leases | events | q",
-                    suggester=SuggestFromList(sorted(set(self.aliases.values())) + ["quit"]), id="prompt")
+        yield Input(placeholder=": " + " | ".join([*self.views, "q"]),
+                    suggester=SuggestFromList(sorted(self.views) + ["quit"]), id="prompt")
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()

@@ -18,7 +18,7 @@ from ...engine.rollout import strategy_text
 from ...units import format_age, format_duration
 from .. import format as fmt
 from ..screens.deployment_dialogs import RolloutDialog, StrategyDialog
-from .tableview import Source, TableView
+from .tableview import Source, TableView, sort_bindings
 from .vtable import Column, VirtualTable
 
 if TYPE_CHECKING:
@@ -60,6 +60,12 @@ class DeploymentSource(Source):
             fmt.plain(strategy_text(d) + ("  PAUSED" if d.paused else "")),
             Text(message, style=style, end=""),
         ]
+
+    def sort_value(self, column: str, key: Hashable):
+        d = self.sim.store.deployments.get(str(key))
+        if d is not None and column == "age":
+            return -d.creation_time
+        return NotImplemented
 
     def match_text(self, key: Hashable) -> str:
         return str(key)
@@ -110,7 +116,8 @@ class DeploymentsView(TableView):
     DETAIL_ID = "deployment-detail"
     TITLE = "Deployments"
     FILTER_HINT = "filter deployments by namespace/name"
-    BINDINGS = DEPLOYMENT_BINDINGS
+    SORTS = (("P", "namespace", "NAMESPACE"), ("N", "name", "NAME"), ("A", "age", "AGE"))
+    BINDINGS = DEPLOYMENT_BINDINGS + sort_bindings(SORTS)
     DEFAULT_CSS = """
     DeploymentsView > #deployments-table { height: auto; max-height: 40%; min-height: 4; }
     DeploymentsView > #deployment-detail { height: 1fr; min-height: 10; }

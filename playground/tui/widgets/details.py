@@ -32,12 +32,15 @@ def _section(title: str, extra: str = "") -> Text:
     return text
 
 
-def _table(*headers: str, expand: bool = False) -> Table:
-    """A plain table; the last column (a message) wraps rather than squeezing the others."""
+def _table(*headers: str, expand: bool = False, wrap: int = -1, keep: int = 0) -> Table:
+    """A plain table; one column (a message, the last by default) wraps rather than squeezing the
+    others, and the first `keep` columns never shrink below their header (on a narrow screen the
+    columns on the right are cut, never the TYPE/STATUS a reader needs first)."""
     table = Table(box=None, padding=(0, 1), show_edge=False, expand=expand, header_style="bold dim")
+    wrap = wrap % len(headers)
     for i, header in enumerate(headers):
-        last = i == len(headers) - 1
-        table.add_column(header, no_wrap=not last, overflow="fold" if last else "ellipsis")
+        table.add_column(header, no_wrap=i != wrap, overflow="fold" if i == wrap else "ellipsis",
+                         min_width=len(header) if i < keep else None)
     return table
 
 
@@ -45,7 +48,17 @@ def node_detail(sim: "Simulation", name: str) -> RenderableType:
     store = sim.store
     node = store.nodes.get(name)
     if node is None:
-        return Text(f"node {name} is gone", style="dim")
+        kubelet = sim.kubelets.get(name)
+        if kubelet is None:
+            return Text(f"node {name} is gone", style="dim")
+        text = Text()
+        text.append(f" {name} ", "bold reverse")
+        text.append("   Node object deleted (kubectl delete node)   machine ", "dim")
+        text.append_text(fmt.machine_state(sim, name))
+        text.append(f" ({fmt.machine_description(kubelet)})\n\n", "dim")
+        text.append("The machine is still there. A kubelet that starts registers the Node again: press e to "
+                    "restart the kubelet (K starts a stopped one, o powers the machine on first).")
+        return text
     now = sim.clock.now
     kubelet = sim.kubelets.get(name)
     if kubelet is not None:
@@ -57,12 +70,11 @@ def node_detail(sim: "Simulation", name: str) -> RenderableType:
     title.append("  ")
     title.append_text(fmt.node_status_text(node))
     title.append("   zone ", "dim")
-    title.append(node.zone or '""')
+    title.append(fmt.zone_label(node.zone))
     title.append("   machine ", "dim")
     title.append_text(fmt.machine_state(sim, name))
     if kubelet is not None:
-        title.append(f" (power {kubelet.power}, network {kubelet.network}, kubelet "
-                     f"{'running' if kubelet.running else 'stopped'})", "dim")
+        title.append(f" ({fmt.machine_description(kubelet)})", "dim")
     title.append("   age ", "dim")
     title.append(format_age(now - node.creation_time))
     parts.append(title)
@@ -80,8 +92,22 @@ def node_detail(sim: "Simulation", name: str) -> RenderableType:
     if drain is not None:
         parts.extend(_drain_section(sim, drain))
 
+    # The newest events, newest first and near the top: what just happened is what the user looks for.
+    recent = recent_events(sim, name, {p.key for p in store.pods_on(name)}, 6)
+    if recent:
+        parts.append(_section("Recent events", "about this node and its pods, newest first"))
+        events = _table("AT", "TYPE", "REASON", "OBJECT", "MESSAGE", keep=3)
+        events.columns[2].max_width = 24
+        events.columns[3].max_width = 24
+        events.columns[4].max_width = 80
+        for event in reversed(recent):
+            events.add_row(format_duration(event.time), Text(event.type, style="yellow" if event.type == "Warning" else ""),
+                           fmt.plain(event.reason), fmt.plain(event.object), fmt.plain(event.message))
+        parts.append(events)
+
     # Conditions.
-    conditions = _table("TYPE", "STATUS", "REASON", "MESSAGE", "LAST HEARTBEAT", "LAST TRANSITION")
+    conditions = _table("TYPE", "STATUS", "REASON", "MESSAGE", "LAST HEARTBEAT", "LAST TRANSITION", wrap=3, keep=2)
+    conditions.columns[0].min_width = max((len(t) for t in node.conditions), default=4)
     conditions.columns[3].max_width = 48
     for cond in node.conditions.values():
         status_style = {"True": "green", "False": "yellow", "Unknown": "bold red"}.get(cond.status, "")
@@ -118,7 +144,7 @@ def node_detail(sim: "Simulation", name: str) -> RenderableType:
         lease.add_row("leaseDurationSeconds", str(lease_obj.lease_duration_seconds))
         age_style = "bold red" if age is not None and age > grace else ""
         renew_text = Text(f"{fmt.sim_time(renew)} ", end="")
-        renew_text.append(f"({format_age(age)} ago)" if age is not None else "", style=age_style)
+        renew_text.append(f"({fmt.elapsed(age)} ago)" if age is not None else "", style=age_style)
         lease.add_row("renewTime", renew_text)
         lease.add_row("node-monitor-grace-period", format_duration(grace))
     side = Table.grid(padding=(0, 4))
@@ -170,15 +196,6 @@ def node_detail(sim: "Simulation", name: str) -> RenderableType:
     if pods:
         parts.append(pod_table)
 
-    recent = recent_events(sim, name, {p.key for p in pods}, 8)
-    if recent:
-        parts.append(_section("Recent events", "about this node and its pods"))
-        events = _table("AT", "TYPE", "REASON", "OBJECT", "MESSAGE")
-        events.columns[4].max_width = 80
-        for event in recent:
-            events.add_row(format_duration(event.time), Text(event.type, style="yellow" if event.type == "Warning" else ""),
-                           fmt.plain(event.reason), fmt.plain(event.object), fmt.plain(event.message))
-        parts.append(events)
     return Group(*parts)
 
 
@@ -190,7 +207,7 @@ def recent_events(sim: "Simulation", node: str, pod_keys: set[str], count: int, 
     out = []
     for i in range(1, min(scan, len(events)) + 1):
         event = events[-i]
-        if event.object == wanted or event.object in pod_refs:
+        if (event.object == wanted or event.object in pod_refs) and fmt.is_cluster_event(event):
             out.append(event)
             if len(out) >= count:
                 break

@@ -1,4 +1,5 @@
-"""The Events view: the event recorder's log, following its tail."""
+"""The Events view: the event recorder's log, following its tail. A refused operation is the user's
+message (a notification), not a cluster event: the view leaves it out."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from ...engine.objects import Event
 from ...engine.store import ChangeSet
 from ...units import format_age
 from .. import format as fmt
-from .tableview import Source, TableView
+from .tableview import Source, TableView, sort_bindings
 from .vtable import Column, VirtualTable
 
 if TYPE_CHECKING:
@@ -35,6 +36,16 @@ class EventSource(Source):
             fmt.plain(event.message),
         ]
 
+    def sort_value(self, column: str, key: Hashable):
+        event = self.view.events.get(key)  # type: ignore[attr-defined]
+        if event is None:
+            return (1,)
+        if column == "last":
+            return (0, -event.time)  # the youngest first, as ages sort
+        if column in ("type", "reason", "object"):
+            return (0, getattr(event, column))
+        return NotImplemented
+
     def match_text(self, key: Hashable) -> str:
         event = self.view.events.get(key)  # type: ignore[attr-defined]
         if event is None:
@@ -46,6 +57,8 @@ class EventsView(TableView):
     TITLE = "Events"
     FILTER_HINT = "filter events by type, reason, object, message or source"
     FOLLOW_TAIL = True
+    SORTS = (("A", "last", "LAST SEEN"), ("T", "type", "TYPE"), ("R", "reason", "REASON"), ("O", "object", "OBJECT"))
+    BINDINGS = sort_bindings(SORTS)
 
     def __init__(self, playground: "PlaygroundApp", *, id: str) -> None:
         self.events: dict[int, Event] = {}
@@ -78,7 +91,8 @@ class EventsView(TableView):
         kept = list(recorder.events)
         first = recorder.total - len(kept) + 1
         for offset, event in enumerate(kept):
-            self.events[first + offset] = event
+            if fmt.is_cluster_event(event):
+                self.events[first + offset] = event
         self.seen = recorder.total
         self.table.replace_all(self.events)
         self.table.action_last()
@@ -91,8 +105,9 @@ class EventsView(TableView):
         first = recorder.total - len(new) + 1
         keys = []
         for offset, event in enumerate(new):
-            self.events[first + offset] = event
-            keys.append(first + offset)
+            if fmt.is_cluster_event(event):
+                self.events[first + offset] = event
+                keys.append(first + offset)
         self.seen = recorder.total
         limit = recorder.events.maxlen
         dropped: list[int] = []

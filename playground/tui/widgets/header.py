@@ -57,7 +57,7 @@ def zones_text(app: "PlaygroundApp") -> Text:
     for zone, state in states:
         counts = nlc.zone_counts.get(zone)
         text.append("  ")
-        text.append(zone or '""')
+        text.append(fmt.zone_label(zone), "" if zone else "dim")
         text.append(" ")
         text.append(state, fmt.ZONE_STYLE.get(state, ""))
         if counts:
@@ -71,19 +71,20 @@ BANNER = (" ALL ZONES FULLY DISRUPTED — the node lifecycle controller assumes 
 
 class ClusterHeader(Static):
     DEFAULT_CSS = """
-    ClusterHeader { height: auto; background: $panel; }
+    ClusterHeader { height: auto; background: $panel; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     def refresh_from(self, app: "PlaygroundApp") -> None:
         lines = [header_text(app), zones_text(app)]
         if app.sim.nodelifecycle.all_zones_down:
             lines.append(Text(BANNER, style="bold white on red", no_wrap=True, overflow="ellipsis", end=""))
-        self.update(Text("\n").join(lines))
+        text = Text("\n", no_wrap=True, overflow="ellipsis", end="").join(lines)  # one screen line each
+        self.update(text)
 
 
 class ViewTabs(Static):
     DEFAULT_CSS = """
-    ViewTabs { height: 1; background: $boost; }
+    ViewTabs { height: 1; background: $boost; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     def refresh_from(self, app: "PlaygroundApp") -> None:
@@ -99,5 +100,7 @@ class ViewTabs(Static):
             else:
                 text.append(label, "")
             text.append(" ")
-        text.append("   : view   / filter   ? help   ctrl+p palette", "dim")
+        hint = "   : view   / filter   ? help   ctrl+p palette"
+        if text.cell_len + len(hint) <= self.size.width or not self.size.width:
+            text.append(hint, "dim")  # only whole: a narrow screen keeps every tab instead
         self.update(text)

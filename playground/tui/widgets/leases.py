@@ -10,7 +10,7 @@ from rich.text import Text
 from ...engine.store import ChangeSet
 from ...units import format_duration
 from .. import format as fmt
-from .tableview import Source, TableView, natural_key
+from .tableview import Source, TableView, natural_key, sort_bindings
 from .vtable import Column
 
 
@@ -38,6 +38,21 @@ class LeaseSource(Source):
             fmt.machine_state(sim, name),
         ]
 
+    def sort_value(self, column: str, key: Hashable):
+        name = str(key)
+        lease = self.sim.store.leases.get(name)
+        if lease is None:
+            return (1,)
+        if column == "name":
+            return (0, natural_key(name))
+        if column == "holder":
+            return (0, lease.holder_identity)
+        age = fmt.lease_age(self.sim, name)  # renewals are materialised lazily: this catches up
+        if column in ("renew", "age"):
+            value = -1 if age is None else age
+            return (0, -value if column == "renew" else value)
+        return NotImplemented
+
     def match_text(self, key: Hashable) -> str:
         sim = self.sim
         kubelet = sim.kubelets.get(str(key))
@@ -47,6 +62,9 @@ class LeaseSource(Source):
 class LeasesView(TableView):
     TITLE = "Leases (kube-node-lease)"
     FILTER_HINT = "filter leases by name or machine state"
+    SORTS = (("N", "name", "NAME"), ("H", "holder", "HOLDER"), ("R", "renew", "RENEW TIME"),
+             ("L", "age", "SINCE RENEWAL"))
+    BINDINGS = sort_bindings(SORTS)
 
     def columns(self) -> list[Column]:
         return [
@@ -54,8 +72,8 @@ class LeasesView(TableView):
             Column("name", "NAME", 6, 40),
             Column("holder", "HOLDER", 6, 40),
             Column("duration", "DURATION", 8, 9, "right"),
-            Column("renew", "RENEW TIME", 10, 14, "right"),
-            Column("age", "SINCE RENEWAL", 13, 13, "right"),
+            Column("renew", "RENEW TIME", 10, 14, "right", volatile=True),
+            Column("age", "SINCE RENEWAL", 13, 14, "right", volatile=True),
             Column("machine", "MACHINE", 12, 14),
         ]
 

@@ -13,7 +13,7 @@ from ...units import format_age
 from .. import format as fmt
 from ..actions import node_bindings
 from .details import node_detail
-from .tableview import Source, TableView, natural_key
+from .tableview import Source, TableView, natural_key, sort_bindings
 from .vtable import Column, VirtualTable
 
 
@@ -25,12 +25,13 @@ class NodeSource(Source):
         sim = self.sim
         node = sim.store.nodes.get(str(key))
         if node is None:
-            return [fmt.plain(key), Text("gone", style="dim")]
+            # The Node object was deleted; its machine remains (a kubelet that starts registers it again).
+            return [fmt.plain(key, "dim"), Text("<deleted>", style="dim", end=""), "", fmt.machine_state(sim, str(key))]
         now = sim.clock.now
         return [
             fmt.plain(node.name, "bold"),
             fmt.node_status_text(node),
-            fmt.plain(node.zone or '""'),
+            fmt.plain(fmt.zone_label(node.zone), "" if node.zone else "dim"),
             fmt.machine_state(sim, node.name),
             fmt.plain(fmt.compact_taints(node.taints), "yellow"),
             Text(fmt.cpu_pair(node.requested_cpu, node.allocatable_cpu),
@@ -44,11 +45,37 @@ class NodeSource(Source):
             format_age(now - node.creation_time),
         ]
 
+    def sort_value(self, column: str, key: Hashable):
+        sim = self.sim
+        node = sim.store.nodes.get(str(key))
+        if node is None:
+            return (1,)  # deleted Node objects last, whatever the column
+        if column == "name":
+            value = natural_key(node.name)
+        elif column == "status":
+            value = fmt.node_status(node)
+        elif column == "zone":
+            value = node.zone
+        elif column == "cpu":
+            value = node.requested_cpu
+        elif column == "memory":
+            value = node.requested_memory
+        elif column == "pods":
+            value = node.pod_count
+        elif column == "lease":
+            age = fmt.lease_age(sim, node.name)
+            value = -1 if age is None else age
+        elif column == "age":
+            value = -node.creation_time
+        else:
+            return NotImplemented
+        return (0, value)
+
     def match_text(self, key: Hashable) -> str:
         sim = self.sim
         node = sim.store.nodes.get(str(key))
         if node is None:
-            return str(key)
+            return f"{key} deleted"
         kubelet = sim.kubelets.get(node.name)
         state = kubelet.state_label() if kubelet else ""
         return f"{node.name} {fmt.node_status(node)} {node.zone} {state} {fmt.compact_taints(node.taints)}"
@@ -63,7 +90,9 @@ class NodesView(TableView):
     NodesView > #node-detail { height: 1fr; }
     """
 
-    BINDINGS = node_bindings()
+    SORTS = (("N", "name", "NAME"), ("S", "status", "STATUS"), ("Z", "zone", "ZONE"), ("C", "cpu", "CPU"),
+             ("M", "memory", "MEMORY"), ("P", "pods", "PODS"), ("L", "lease", "LEASE AGE"), ("A", "age", "AGE"))
+    BINDINGS = node_bindings() + sort_bindings(SORTS)
 
     def columns(self) -> list[Column]:
         return [
@@ -75,7 +104,7 @@ class NodesView(TableView):
             Column("cpu", "CPU", 7, 14, "right"),
             Column("memory", "MEMORY", 10, 18, "right"),
             Column("pods", "PODS", 7, 9, "right"),
-            Column("lease", "LEASE AGE", 9, 9, "right"),
+            Column("lease", "LEASE AGE", 9, 10, "right", volatile=True),
             Column("drain", "DRAIN", 5, 9),
             Column("age", "AGE", 5, 8, "right"),
         ]
@@ -84,7 +113,8 @@ class NodesView(TableView):
         return NodeSource(self)
 
     def row_keys(self) -> Iterable[str]:
-        return self.sim.store.nodes
+        # Machines whose Node object was deleted keep a row, so that their kubelet can be restarted.
+        return dict.fromkeys([*self.sim.store.nodes, *self.sim.kubelets])
 
     def load(self) -> None:
         super().load()
@@ -92,11 +122,12 @@ class NodesView(TableView):
 
     def apply(self, changes: ChangeSet) -> None:
         nodes = self.sim.store.nodes
+        machines = self.sim.kubelets
         if changes.removed_nodes:
-            self.table.remove(k for k in changes.removed_nodes if k not in nodes)
-        changed = changes.nodes | getattr(changes, "drains", set())
+            self.table.remove(k for k in changes.removed_nodes if k not in nodes and k not in machines)
+        changed = changes.nodes | changes.removed_nodes | getattr(changes, "drains", set())
         if changed:
-            self.table.upsert([k for k in changed if k in nodes])
+            self.table.upsert([k for k in changed if k in nodes or k in machines])
 
     def frame(self, time_moved: bool) -> None:
         super().frame(time_moved)

@@ -10,7 +10,7 @@ from textual import on
 from ...engine.store import ChangeSet
 from .. import format as fmt
 from .details import pdb_detail
-from .tableview import Source, TableView
+from .tableview import Source, TableView, sort_bindings
 from .vtable import Column, VirtualTable
 
 if TYPE_CHECKING:
@@ -51,6 +51,8 @@ class PDBSource(Source):
 class PDBView(TableView):
     DETAIL_ID = "pdb-detail"
     TITLE = "PodDisruptionBudgets"
+    SORTS = (("P", "namespace", "NAMESPACE"), ("N", "name", "NAME"))
+    BINDINGS = sort_bindings(SORTS)
     FILTER_HINT = "filter budgets by namespace/name or selector"
     DEFAULT_CSS = """
     PDBView > #pdbs-table { height: auto; max-height: 60%; min-height: 4; }

@@ -11,8 +11,8 @@ from ...engine.store import ChangeSet
 from ...units import format_age
 from .. import format as fmt
 from ..actions import POD_BINDINGS
-from .pods import PodDetailMixin
-from .tableview import Source, TableView
+from .pods import PodDetailMixin, pod_sort_value
+from .tableview import Source, TableView, sort_bindings
 from .vtable import Column, VirtualTable
 
 
@@ -38,6 +38,14 @@ class PendingSource(Source):
             fmt.plain(fmt.scheduler_reason(sim, pod)),
         ]
 
+    def sort_value(self, column: str, key: Hashable):
+        pod = self.sim.store.pods.get(str(key))
+        if pod is None:
+            return (1,)
+        if column == "queue":
+            return (0, self.sim.scheduler.queue_state(pod)[0] or "")
+        return (0, pod_sort_value(pod, column))
+
     def match_text(self, key: Hashable) -> str:
         pod = self.sim.store.pods.get(str(key))
         if pod is None:
@@ -49,7 +57,9 @@ class PendingView(PodDetailMixin, TableView):
     DETAIL_ID = "pending-detail"
     TITLE = "Pending pods"
     FILTER_HINT = "filter pending pods by name, priority class or the scheduler's reason"
-    BINDINGS = POD_BINDINGS
+    SORTS = (("N", "name", "POD"), ("I", "priority", "PRIORITY"), ("C", "cpu", "CPU"), ("M", "memory", "MEMORY"),
+             ("Q", "queue", "QUEUE"), ("O", "nominated", "NOMINATED"), ("A", "age", "AGE"))
+    BINDINGS = POD_BINDINGS + sort_bindings(SORTS)
     DEFAULT_CSS = """
     PendingView > #pending-table { height: auto; max-height: 60%; min-height: 4; }
     PendingView > #pending-detail { height: 1fr; min-height: 10; }

@@ -14,7 +14,7 @@ from ...units import format_age
 from .. import format as fmt
 from ..actions import POD_BINDINGS
 from .details import DetailPane, pod_detail
-from .tableview import Source, TableView
+from .tableview import Source, TableView, sort_bindings
 from .vtable import Column, VirtualTable
 
 if TYPE_CHECKING:
@@ -44,6 +44,12 @@ class PodSource(Source):
             fmt.plain(pod_outlook(sim, pod), "yellow"),
         ]
 
+    def sort_value(self, column: str, key: Hashable):
+        pod = self.sim.store.pods.get(str(key))
+        if pod is None:
+            return (1,)
+        return (0, pod_sort_value(pod, column))
+
     # Everything the text is made of marks the pod changed, so the table keeps the texts (a filter
     # over 150,000 pods is then a substring test per row).
     stable_match_text = True
@@ -58,6 +64,29 @@ class PodSource(Source):
         for key in keys:
             pod = pods.get(str(key))
             yield key, str(key) if pod is None else pod_match_text(pod)
+
+
+def pod_sort_value(pod: "Pod", column: str):
+    """A pod's value for a column of the pod tables (what changes marks the pod changed)."""
+    if column == "namespace":
+        return pod.namespace
+    if column == "name":
+        return pod.name
+    if column == "ready":
+        return fmt.pod_ready(pod)
+    if column == "status":
+        return fmt.pod_status(pod)
+    if column in ("node", "nominated"):
+        return (pod.node_name if column == "node" else pod.nominated_node_name) or "~"  # <none> last
+    if column == "priority":
+        return pod.priority
+    if column == "cpu":
+        return pod.cpu
+    if column == "memory":
+        return pod.memory
+    if column == "age":
+        return -pod.creation_time
+    return str(pod.key)
 
 
 def pod_match_text(pod: "Pod") -> str:
@@ -81,7 +110,10 @@ class PodsView(PodDetailMixin, TableView):
     DETAIL_ID = "pod-detail"
     TITLE = "Pods"
     FILTER_HINT = "filter pods by namespace/name, node, status or priority class"
-    BINDINGS = POD_BINDINGS
+    SORTS = (("P", "namespace", "NAMESPACE"), ("N", "name", "NAME"), ("R", "ready", "READY"),
+             ("S", "status", "STATUS"), ("O", "node", "NODE"), ("I", "priority", "PRIORITY"), ("C", "cpu", "CPU"),
+             ("M", "memory", "MEMORY"), ("A", "age", "AGE"))
+    BINDINGS = POD_BINDINGS + sort_bindings(SORTS)
     DEFAULT_CSS = """
     PodsView > #pods-table { height: auto; max-height: 70%; min-height: 4; }
     PodsView > #pod-detail { height: 1fr; min-height: 8; }

@@ -55,6 +55,20 @@ class FilterInput(Input):
         self.post_message(self.Submitted(self, ""))
 
 
+SORT_GROUP = Binding.Group("Sort", compact=True)
+RESORT_LIMIT = 20_000  # rows re-sorted each frame when sorted by a time-driven column (ages)
+
+
+def sort_bindings(sorts: Iterable[tuple[str, str, str]]) -> list[Binding]:
+    """k9s' shift+letter sort keys: (key, column key, column label) -> a binding per column. The same
+    key again reverses the order."""
+    return [
+        Binding(key, f"sort('{column}')", f"Sort {label}", show=False, id=f"playground.sort.{column}",
+                group=SORT_GROUP, tooltip=f"Sort by {label}; again to reverse (k9s: shift+{key.lower()})")
+        for key, column, label in sorts
+    ]
+
+
 class TableView(Vertical):
     """A titled table with a k9s-style `/` filter line; subclasses say what the rows are."""
 
@@ -116,8 +130,17 @@ class TableView(Vertical):
 
     def frame(self, time_moved: bool) -> None:
         """Once per frame while this view is shown: redraw what depends on time."""
-        if time_moved and self.table.volatile:
-            self.table.invalidate()
+        table = self.table
+        if time_moved and table.sort_volatile and table.total_count <= RESORT_LIMIT:
+            table.resort()
+        if time_moved and table.volatile:
+            table.invalidate()
+        self.update_title()
+
+    def action_sort(self, column: str) -> None:
+        if not self.playground.engine_idle:
+            return
+        self.table.toggle_sort(column)
         self.update_title()
 
     def update_title(self) -> None:
@@ -129,6 +152,10 @@ class TableView(Vertical):
             text.append(f"  [{table.row_count}/{table.total_count}]", "dim")
         else:
             text.append(f"  [{table.total_count}]", "dim")
+        if table.sort is not None:
+            column, descending = table.sort
+            label = next((c.label for c in table.columns if c.key == column), column)
+            text.append(f"  sorted by {label} {'↓' if descending else '↑'}", "bold cyan")
         extra = self.title_extra()
         if extra:
             text.append("   ")

@@ -16,9 +16,10 @@ log) keeps showing the newest row while the cursor is on the last row and the vi
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Hashable, Iterable, Iterator, Protocol, Sequence
 
 from rich.cells import cell_len, set_cell_size
@@ -40,13 +41,40 @@ BULK = 64  # above this many keys a change is merged into the sorted list in one
 class Column:
     key: str
     label: str
-    width: int = 0  # grows to the widest cell seen on screen, up to max_width
+    width: int = 0  # fits the widest cell on screen, between min_width and max_width
     max_width: int = 40
     justify: str = "left"
     flex: bool = False  # takes the width left over (the last, long column: MESSAGE, REASON)
+    volatile: bool = False  # its sort values change with time alone (ages): re-sorted on each frame
+    min_width: int = field(default=0, init=False)
 
     def __post_init__(self) -> None:
         self.width = max(self.width, cell_len(self.label))
+        self.min_width = self.width
+
+
+class Descending:
+    """A sort value in reverse order, so that rows sorted descending stay one ascending list (bisect)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __lt__(self, other: "Descending") -> bool:
+        return other.value < self.value
+
+    def __gt__(self, other: "Descending") -> bool:
+        return self.value < other.value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Descending) and self.value == other.value
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __repr__(self) -> str:
+        return f"Descending({self.value!r})"
 
 
 class RowSource(Protocol):
@@ -59,6 +87,9 @@ class RowSource(Protocol):
     def cells(self, key: Hashable) -> Sequence["str | Text"]: ...
 
     def match_text(self, key: Hashable) -> str: ...
+
+    # Optional: `sort_value(column_key, key)`, a comparable value of a row for a column (else the
+    # cell's text, numbers compared as numbers).
 
 
 class VirtualTable(ScrollView, can_focus=True):
@@ -152,11 +183,13 @@ class VirtualTable(ScrollView, can_focus=True):
         self._all: list[tuple] = []  # every row, sorted
         self._rows: list[tuple] = self._all  # shown rows, sorted (the same list unfiltered)
         self._filter = ""
+        self._sort: tuple[str, bool] | None = None  # (column key, descending), None: the source's order
         self._cursor_key: Hashable | None = None
         self._cursor_index = 0
         self._cache: dict[Hashable, Strip] = {}
         self._header_cache: Strip | None = None
         self._widths_grew = False
+        self._natural: dict[Hashable, tuple[int, ...]] = {}  # a rendered row's cell widths, for fitting
         self._last_posted: Hashable | None = object()
         self.render_count = 0  # lines rendered (for tests and the benchmark)
 
@@ -213,6 +246,64 @@ class VirtualTable(ScrollView, can_focus=True):
         top = int(self.scroll_y)
         return [entry[1] for entry in self._rows[top: top + self.visible_rows]]
 
+    # ---------------------------------------------------------------- sort
+
+    @property
+    def sort(self) -> tuple[str, bool] | None:
+        """(column key, descending) of the sort the user chose, or None for the table's own order."""
+        return self._sort
+
+    def _row_sort_key(self, key: Hashable) -> Any:
+        own = self.source.sort_key(key)
+        if self._sort is None:
+            return own
+        column, descending = self._sort
+        value = self._sort_value(column, key)
+        return (Descending(value) if descending else value, own)
+
+    def _sort_value(self, column: str, key: Hashable) -> Any:
+        by_source = getattr(self.source, "sort_value", None)
+        if by_source is not None:
+            value = by_source(column, key)
+            if value is not NotImplemented:
+                return value
+        index = next(i for i, c in enumerate(self.columns) if c.key == column)
+        cells = self.source.cells(key)
+        cell = cells[index] if index < len(cells) else ""
+        return natural_text_key(cell.plain if isinstance(cell, Text) else str(cell))
+
+    def sort_by(self, column: str | None, descending: bool = False) -> None:
+        """Order the rows by a column (None: the table's own order), keeping the cursor on its row.
+        A one-off pass over every row, as k9s re-sorts its table."""
+        sort = None if column is None else (column, descending)
+        if column is not None and not any(c.key == column for c in self.columns):
+            raise KeyError(column)
+        self._sort = sort
+        self._header_cache = None
+        self.resort()
+
+    def toggle_sort(self, column: str) -> None:
+        """k9s: the column's key sorts ascending, pressed again descending, and so on."""
+        if self._sort is not None and self._sort[0] == column:
+            self.sort_by(column, not self._sort[1])
+        else:
+            self.sort_by(column, False)
+
+    def resort(self) -> None:
+        """Sort keys again (a sort by a column whose values change with time alone)."""
+        if not self.source.readable():
+            return
+        skeys = {key: self._row_sort_key(key) for key in self._skeys}
+        self._skeys = skeys
+        self._all = sorted((skeys[entry[1]], *entry[1:]) for entry in self._all)
+        self._rebuild_rows()
+
+    @property
+    def sort_volatile(self) -> bool:
+        if self._sort is None:
+            return False
+        return any(c.key == self._sort[0] and c.volatile for c in self.columns)
+
     # ---------------------------------------------------------------- filter
 
     def _fresh_text(self, key: Hashable) -> str:
@@ -245,8 +336,11 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def replace_all(self, keys: Iterable[Hashable]) -> None:
         """Set the rows from scratch (loading a scenario). Not for per-tick use."""
-        source = self.source
-        self._skeys = {key: source.sort_key(key) for key in keys}
+        for column in self.columns:
+            column.width = column.min_width
+        self._header_cache = None
+        self._natural.clear()
+        self._skeys = {key: self._row_sort_key(key) for key in keys}
         if self._stable:
             texts = dict(self._source_texts(self._skeys))
             self._all = sorted((skey, key, texts[key]) for key, skey in self._skeys.items())
@@ -299,7 +393,6 @@ class VirtualTable(ScrollView, can_focus=True):
         """Rows that appeared or changed: new ones are inserted in order, changed ones re-rendered
         (and re-filtered, and their match texts made again). Costs the rows named, not the table
         (a pass over the rows when more than BULK texts changed)."""
-        source = self.source
         keys = list(dict.fromkeys(keys))  # each key once, in order
         needle, negate = self._needle()
         filtering = bool(needle)
@@ -308,15 +401,26 @@ class VirtualTable(ScrollView, can_focus=True):
         add_all: list[tuple] = []
         add: list[tuple] = []
         drop: list[tuple] = []
+        moved: list[tuple] = []  # (old sort key, key) of rows whose sort value changed
         changed: dict[Hashable, tuple] = {}
         cache = self._cache
         rows = self._rows
+        by_column = self._sort is not None
         for key in keys:
             cache.pop(key, None)
             skey = self._skeys.get(key)
             new = skey is None
             if new:
-                skey = self._skeys[key] = source.sort_key(key)
+                skey = self._skeys[key] = self._row_sort_key(key)
+            elif by_column:
+                fresh = self._row_sort_key(key)
+                if fresh != skey:
+                    # The row moves: out of its old place, in again as if new.
+                    moved.append((skey, key))
+                    if filtering and self._find(rows, skey, key) is not None:
+                        drop.append((skey, key))
+                    skey = self._skeys[key] = fresh
+                    new = True
             if stable:
                 text = texts[key]  # type: ignore[index]
                 entry = (skey, key, text)
@@ -341,7 +445,7 @@ class VirtualTable(ScrollView, can_focus=True):
             self._set_entries(changed)
         if add_all or add or drop:
             with self._keep_place():
-                self._all = self._insert_entries(self._all, add_all)
+                self._all = self._insert_entries(self._remove_entries(self._all, moved), add_all)
                 if filtering:
                     self._rows = self._insert_entries(self._remove_entries(self._rows, drop), add)
                 else:
@@ -433,6 +537,34 @@ class VirtualTable(ScrollView, can_focus=True):
     def _invalidate_all(self) -> None:
         self._cache.clear()
         self.refresh()
+
+    def render_lines(self, crop):
+        lines = super().render_lines(crop)
+        self._fit_widths()
+        return lines
+
+    def _fit_widths(self) -> None:
+        """Columns as wide as their widest cell on screen (within their bounds): a column widened by a
+        long value narrows again once no visible row needs it (k9s sizes columns from the rows)."""
+        natural = self._natural
+        widths = [max(c.min_width, cell_len(self.header_label(c))) for c in self.columns]
+        for key in self.visible_keys():
+            row = natural.get(key)
+            if row is None:
+                return  # not rendered yet (the engine was busy): fit at the next paint
+            for i, width in enumerate(row[:len(widths)]):
+                if width > widths[i]:
+                    widths[i] = width
+        changed = False
+        for column, width in zip(self.columns, widths):
+            width = min(width, max(column.max_width, column.min_width))
+            if not column.flex and width != column.width:
+                column.width = width
+                changed = True
+        if changed:
+            self._header_cache = None
+            self._update_virtual_size()
+            self.call_later(self._invalidate_all)
 
     # ---------------------------------------------------------------- cursor
 
@@ -565,9 +697,15 @@ class VirtualTable(ScrollView, can_focus=True):
     def _header_strip(self) -> Strip:
         if self._header_cache is None:
             style = self.get_component_rich_style("vtable--header")
-            cells = [Text(c.label, end="") for c in self.columns]
+            cells = [Text(self.header_label(c), end="") for c in self.columns]
             self._header_cache = self._render_cells(cells, style, measure=False)
         return self._header_cache
+
+    def header_label(self, column: Column) -> str:
+        """The column's label, with k9s' arrow on the sort column."""
+        if self._sort is not None and self._sort[0] == column.key:
+            return column.label + ("↓" if self._sort[1] else "↑")
+        return column.label
 
     def _row_strip(self, index: int) -> Strip:
         key = self._rows[index][1]
@@ -580,7 +718,9 @@ class VirtualTable(ScrollView, can_focus=True):
                 self.render_count += 1
                 if len(self._cache) > 4 * max(self.visible_rows, 16):
                     self._cache.clear()
+                    self._natural.clear()
                 self._cache[key] = cached
+                self._natural[key] = tuple(c.cell_len if isinstance(c, Text) else cell_len(str(c)) for c in cells)
             else:
                 # The engine is busy in its thread: show the key until the next frame fills it in.
                 style = self.get_component_rich_style("vtable--placeholder")
@@ -623,7 +763,7 @@ class VirtualTable(ScrollView, can_focus=True):
                 gap = width - text.cell_len
                 if column.justify == "right" and gap > 0:
                     segments.append(Segment(" " * gap))
-                segments.extend(text.render(console))
+                segments.extend(text_segments(text, console))
                 if column.justify != "right" and gap > 0:
                     segments.append(Segment(" " * gap))
             else:
@@ -642,3 +782,19 @@ class VirtualTable(ScrollView, can_focus=True):
             segments.append(Segment(" " * (width + 2 * self.cell_padding)))
         segments = list(Segment.apply_style(segments, base))
         return Strip(segments)
+
+
+def text_segments(text: Text, console) -> list[Segment]:
+    """A Text's segments with its own style. `Text.render` drops the style of a Text without spans
+    (it yields the bare string), which lost every cell colour."""
+    if text.spans or not text.style:
+        return list(text.render(console))
+    return [Segment(text.plain, console.get_style(text.style))]
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_text_key(text: str) -> tuple:
+    """A cell's text as a sort value: "a-2" before "a-10", "9" before "10"."""
+    return tuple((1, int(part)) if i % 2 else (0, part) for i, part in enumerate(_DIGITS.split(text)) if part != "")

@@ -259,3 +259,17 @@ def test_sim_plot_refuses_a_bad_file_name_with_status_2(tmp_path, capsys, out, m
     assert main(["sim", str(ROOT / "scenarios" / "zone-outage.toml"), "--plot", str(tmp_path / out)]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_a_restored_condition_cache_indexes_its_own_shared_dicts():
+    """The pod-condition cache keys contents by id(): after a restore it must know the new dicts, not
+    the ids of the old ones (a reused id would hand a pod another dict's conditions)."""
+    sim = Simulation(_LOADED["zone-outage"])
+    sim.enable_history()
+    sim.run_until(400)
+    sim.rewind(100)
+    cache = sim.store.pod_conditions
+    assert cache._dicts and cache._content == {id(shared): content for content, shared in cache._dicts.items()}
+    shared = {id(d) for d in cache._dicts.values()}
+    assert all(id(pod.conditions) in shared or not pod.conditions for pod in sim.store.pods.values()
+               if id(pod.conditions) in cache._content)

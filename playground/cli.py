@@ -32,6 +32,8 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("file")
     sim.add_argument("--until", help="how long to run (a duration such as 10m); default: the scenario's duration")
     sim.add_argument("--json", action="store_true", help="print one JSON document instead of the event log")
+    sim.add_argument("--plot", metavar="OUT", help="also write the figures over time (Ready nodes per zone, "
+                     "pending, running, evictions) to OUT (.svg or .png)")
     check = sub.add_parser("check", help="run a scenario and check its [[expect]] entries")
     check.add_argument("file")
     check.add_argument("--until", help="how long to run; default: the scenario's duration or the last expectation")
@@ -62,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "validate":
             return _validate(args.file)
         if args.command == "sim":
-            return _sim(args.file, args.until, args.json)
+            return _sim(args.file, args.until, args.json, args.plot)
         if args.command == "check":
             return _check(args.file, args.until)
         if args.command == "import":
@@ -121,14 +123,27 @@ def _report_progress(sim) -> None:
     sim.scheduler.progress = report
 
 
-def _sim(file: str, until: str | None, as_json: bool) -> int:
+def _sim(file: str, until: str | None, as_json: bool, plot: str | None = None) -> int:
     from .engine import Simulation
     from .engine.report import format_event, snapshot
 
+    if plot is not None:
+        from .plot import plot_problem
+
+        problem = plot_problem(plot)
+        if problem is not None:
+            print(f"playground: {problem}", file=sys.stderr)
+            return 2
     sim = Simulation(load_scenario(file))
     _report_progress(sim)
     end = _until(until, sim.duration)
+    if plot is not None:
+        sim.enable_history()  # records the figures over time; the run itself is the same
     sim.run_until_ms(end)
+    if plot is not None:
+        from .plot import write_plot
+
+        write_plot(sim.history.series, sim.clock.now, plot, sim.scenario.scenario.name)
     if as_json:
         json.dump(snapshot(sim), sys.stdout, indent=1)
         sys.stdout.write("\n")

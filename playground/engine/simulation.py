@@ -33,6 +33,11 @@ controllers left at the end of the previous instant.
 
 `step()` advances one tick; timers fire at their exact millisecond, so a tick is the unit of
 stepping and of scheduler throughput, not a rounding of event times.
+
+Time travel (history.py, off until `enable_history`, `seek` or `rewind`): `run_until_ms` then runs
+through the history, which applies the recorded future's operations at their instants, samples the
+figures for the plots and takes checkpoints; `apply` tells it of each live operation (a fork when
+made in the past). The simulation's state is everything but `scenario` and `history`.
 """
 
 from __future__ import annotations
@@ -72,6 +77,8 @@ from .scheduler.affinity import (node_affinity_from_spec, node_affinity_to_spec,
 from .store import ChangeSet, Store
 from .tainteviction import TaintEvictionController
 from .deployment import deployment_from_spec
+from .history import History
+from .metrics import ClusterCounts
 from .workloads import WorkloadControllers
 from ..scenario.validation import MAX_TIME_MS
 from ..units import format_cpu, format_duration, format_memory, parse_duration
@@ -149,7 +156,7 @@ class Simulation:
         self.duration = meta.duration
         self.clock = Clock()
         self.rng = random.Random(meta.seed)
-        self.store = Store(lambda: self.clock.now, event_limit)
+        self.store = Store(self._clock_now, event_limit)  # a method, not a lambda: checkpoints pickle it
         cm = scenario.controllerManager
         self.release = release(meta.kubernetesVersion)
         # a flag left out of the file takes the release's default
@@ -186,6 +193,8 @@ class Simulation:
         ))
         self.operations = Operations(self)
         self.expectation_results: list[ExpectationResult] = []
+        self.history: History | None = None  # time travel (history.py), off until asked for
+        self.metrics: ClusterCounts | None = None  # figures for the plots, kept while history is on
         self.store.pod_watchers.append(self._kubelet_watch)
         self._register_handlers()
         self._build()
@@ -223,6 +232,9 @@ class Simulation:
         clock.register("timeline.apply", self._timeline_apply)
         clock.register("pods.create", self._create_scenario_pod)
         clock.register("expect.check", self._check_expectation)
+
+    def _clock_now(self) -> int:
+        return self.clock.now
 
     def _kubelet(self, node_name: str, method: str, *args) -> None:
         kubelet = self.kubelets.get(node_name)
@@ -389,7 +401,7 @@ class Simulation:
 
     def step(self) -> ChangeSet:
         """Advance one tick and return what changed."""
-        self.clock.run_due(self.clock.now + self.tick)
+        self.run_until_ms(self.clock.now + self.tick)
         return self.store.take_changes()
 
     def run_until(self, seconds: float) -> ChangeSet:
@@ -398,14 +410,44 @@ class Simulation:
         return self.store.take_changes()
 
     def run_until_ms(self, until: int) -> None:
-        self.clock.run_due(until)
+        if self.history is not None:
+            self.history.advance(until)  # follows the recorded future, samples the figures
+        else:
+            self.clock.run_due(until)
+
+    # ---------------------------------------------------------------- time travel (history.py)
+
+    def enable_history(self, budget: int | None = None) -> History:
+        """Start recording checkpoints, the operation log and the figures over time, from now."""
+        if self.history is None:
+            self.history = History(self) if budget is None else History(self, budget)
+            self.history.start()
+        return self.history
+
+    def seek(self, seconds: float) -> ChangeSet:
+        """Go to the instant `seconds` of this session, back or forward (see history.py)."""
+        self.enable_history().seek(int(round(seconds * 1000)))
+        return self.store.take_changes()
+
+    def rewind(self, seconds: float) -> ChangeSet:
+        """Go back `seconds` of virtual time (not before the start)."""
+        return self.seek(max(0.0, self.clock.now / 1000 - seconds))
+
+    def forward(self, seconds: float) -> ChangeSet:
+        """Go forward `seconds` along the recorded future, not past the furthest instant reached."""
+        self.enable_history().forward(int(round(seconds * 1000)))
+        return self.store.take_changes()
 
     def apply(self, operation: Operation) -> OperationResult:
         """Apply an operation now (from a key, the API or a test), after the controllers of this
         instant: the instant is finished first (see the module docstring). An invalid operation is
         refused (result.ok False) without changing anything or entering the history."""
         self.clock.run_due(self.clock.now)
-        return self.operations.apply(operation, after_controllers=True)
+        before = len(self.operations.history)
+        result = self.operations.apply(operation, after_controllers=True)
+        if self.history is not None:
+            self.history.record(operation, len(self.operations.history) > before)
+        return result
 
     def session_entries(self) -> list[dict]:
         """The timeline entries of this session's live operations, in the order they were applied:
@@ -422,17 +464,21 @@ class Simulation:
     def replay_scenario(self) -> Scenario:
         """The scenario plus every operation a user applied so far, as timeline entries at their
         times, so that loading it replays this session; its duration covers the session so far."""
+        return self.scenario_with(self.session_entries(), self.clock.now)
+
+    def scenario_with(self, entries: list[dict], covered: int) -> Scenario:
+        """The scenario plus `entries` in its timeline, its duration covering `covered` ms."""
         data = self.scenario.model_dump(by_alias=True, exclude_unset=True, exclude_none=True)
-        timeline = list(data.get("timeline", [])) + self.session_entries()
+        timeline = list(data.get("timeline", [])) + entries
         timeline.sort(key=lambda entry: parse_duration(entry["at"]))  # stable: same-instant order kept
         if timeline:
             data["timeline"] = timeline
-        covered = min(self.clock.now, MAX_TIME_MS)
+        covered = min(covered, MAX_TIME_MS)
         if covered > self.duration:
             data["scenario"]["duration"] = format_duration(covered)
         return Scenario.model_validate(data)
 
-    def save(self, path: str | Path) -> Path:
+    def save(self, path: str | Path, scenario: Scenario | None = None) -> Path:
         """Save this session (replay_scenario) to `path` atomically, keeping the file's mode and a
         symlink's target (README, "Saving"); returns the file written. Raises OSError or
         ScenarioError, never leaving a temporary file behind."""
@@ -442,7 +488,7 @@ class Simulation:
         from ..scenario.saving import write_atomically
 
         try:
-            scenario = self.replay_scenario()
+            scenario = scenario or self.replay_scenario()
         except ValidationError as exc:  # not expected: operations are validated when applied
             raise ScenarioError(str(path), [Problem("", None, problem_text(e)) for e in exc.errors()]) from None
         text = dump_scenario(scenario)

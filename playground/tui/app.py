@@ -30,6 +30,7 @@ from textual.widgets import ContentSwitcher, Footer
 from ..engine import Operation, OperationResult, Simulation
 from ..engine.manifests import node_manifest, pod_manifest, to_yaml
 from ..scenario import Scenario
+from ..units import format_duration
 from . import format as fmt
 from .actions import VIEW_ALIASES
 from .bindings import binding_groups, global_bindings
@@ -45,6 +46,7 @@ from .screens.object_view import ObjectScreen
 from .screens.view_prompt import ViewPrompt
 from .timecontrol import TimeControl
 from .widgets.footer import FittingFooter
+from .widgets.plot import PlotStrip
 from .widgets.header import ClusterHeader, ViewTabs
 from .widgets.views import VIEW_CLASSES, VIEW_TITLES, EventsView, NodesView, TableView, has_pdbs
 
@@ -80,6 +82,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         self.event_limit = event_limit
         self.timecontrol = TimeControl(self)
         self.sim = simulation if simulation is not None else Simulation(scenario, event_limit=event_limit)
+        self.timecontrol.start_history(self.sim)
         self.runner = EngineRunner(self.sim, paused=paused, speed=speed, budget=frame_budget, threaded=threaded)
         self.refresh_hz = refresh_hz
         self.epoch = epoch
@@ -106,6 +109,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         yield self.tabs
         with ContentSwitcher(initial=self.current_view, id="views"):
             yield from self.views.values()
+        yield PlotStrip(id="plots")
         yield FittingFooter()
 
     def on_mount(self) -> None:
@@ -233,6 +237,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
     def refresh_chrome(self) -> None:
         self.header.refresh_from(self)
         self.tabs.refresh_from(self)
+        self.timecontrol.refresh_plots()
 
     def _apply_now(self) -> None:
         """Show what an operation changed at once, without waiting for the next frame."""
@@ -254,6 +259,21 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
 
     def set_speed(self, speed: int) -> None:
         self.timecontrol.set_speed(speed)
+
+    def action_step_back(self) -> None:
+        self.timecontrol.step_back()
+
+    def action_rewind(self) -> None:
+        self.timecontrol.rewind()
+
+    def action_forward(self) -> None:
+        self.timecontrol.forward()
+
+    def action_goto_time(self) -> None:
+        self.timecontrol.goto_time_dialog()
+
+    def action_toggle_plots(self) -> None:
+        self.timecontrol.toggle_plots()
 
     # ---------------------------------------------------------------- views
 
@@ -343,8 +363,13 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
 
     def apply_operation(self, op: Operation) -> OperationResult:
         """The one place the UI changes the cluster. Call only while the engine is idle."""
+        history = self.sim.history
+        branches = len(history.branches) if history is not None else 0
         result = self.sim.apply(op)
         self.last_result = result
+        if history is not None and len(history.branches) > branches:
+            self.notify(Text(f"A new future from {format_duration(self.sim.clock.now)}; the old one is kept as "
+                             f"{list(history.branches)[-1]} (palette: Switch to / Save)."), title="Forked")
         if result.ok:
             self.notify(Text(result.message), title=op.describe())
         else:
@@ -357,6 +382,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
     def load(self, scenario: Scenario, path: Path | None = None) -> None:
         """Replace the running simulation (the old one is dropped, even mid-tick)."""
         self.sim = Simulation(scenario, event_limit=self.event_limit)
+        self.timecontrol.start_history(self.sim)
         self.scenario_path = Path(path) if path is not None else None
         self.saved_operations = 0
         self.runner.replace(self.sim)

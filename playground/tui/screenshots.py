@@ -83,6 +83,9 @@ def shots() -> list[Shot]:
              zone_b_down, default, "1m26s", "nodes", "b-1", keys=["v"]),
         Shot("yaml-pod", "The selected pod as kubectl get -o yaml prints it (y)",
              zone_b_down, default, "1m26s", "pods", None, keys=["y"]),
+        Shot("time-travel", "Rewound from 7m to 4m (<, three times) with the plots shown (ctrl+t): the instant "
+             "marked, the recorded future dimmed", zone_b_down, default, "7m", "nodes", "b-1",
+             keys=["ctrl+t", "less_than_sign", "less_than_sign", "less_than_sign"]),
         Shot("help", "? lists every key and its binding id", lambda: load_scenario(default), default, "5s", "nodes",
              keys=["question_mark"]),
     ]
@@ -102,6 +105,8 @@ async def render(shot: Shot, out: Path, size: tuple[int, int]) -> Path:
         app.views[shot.view].frame(True)
         for key in shot.keys:
             await pilot.press(key)
+            await pilot.pause()
+            await app.workers.wait_for_complete()  # a time-travel key works in a worker
         await pilot.pause()
         await pilot.pause(0.05)
         app.clear_notifications()

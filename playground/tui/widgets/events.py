@@ -12,7 +12,7 @@ from ...engine.store import ChangeSet
 from ...units import format_age
 from .. import format as fmt
 from .tableview import Source, TableView, sort_bindings
-from .vtable import Column
+from .vtable import Column, VirtualTable
 
 if TYPE_CHECKING:
     from ..app import PlaygroundApp
@@ -70,6 +70,13 @@ class EventsView(TableView):
         self.keys: dict[int, int] = {}  # id(Event) -> its row key, to refresh a counted repeat
         self.seen = 0
         super().__init__(playground, id=id)
+
+    def on_virtual_table_activated(self, message: VirtualTable.Activated) -> None:
+        """Enter on an event: go to the instant it was recorded at (time travel)."""
+        event = self.events.get(message.key)  # type: ignore[arg-type]
+        if event is not None:
+            message.stop()
+            self.playground.timecontrol.jump_to_event(event.time, message.key)
 
     def columns(self) -> list[Column]:
         return [

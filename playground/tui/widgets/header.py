@@ -39,6 +39,9 @@ def header_text(app: "PlaygroundApp") -> Text:
         text.append("  engine busy…", "bold magenta")
     text.append("   T+", "dim")
     text.append(format_duration(now // 1000 * 1000) if sim.tick >= 1000 else format_duration(now), "bold")
+    history = sim.history
+    if history is not None and history.head > now:  # gone back in time: the recorded future lies ahead
+        text.append(f" ◀ recorded to {format_duration(history.head)}", "bold magenta")
     text.append("   ")
     text.append(fmt.wall_time(now, app.epoch), "cyan")
     text.append(f"   tick {format_duration(sim.tick)}", "dim")

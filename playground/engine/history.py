@@ -1,0 +1,396 @@
+"""Time travel: step back, rewind, seek, forward along the recorded future, and forks.
+
+Built on determinism (design rules 2 and 6): the same scenario, seed and operations give the same
+state. So the history keeps only
+
+- checkpoints: the whole simulation state pickled to bytes (plain data) at some instants, and
+- the operation log: every live operation of the current branch with its instant, in order.
+
+Going to an instant t restores the last checkpoint at or before t and replays from there: timers run
+as they did, and the logged operations are applied again at their instants, after the controllers of
+the instant, exactly as `Simulation.apply` applied them live. Stepping forward after going back
+follows the recorded future the same way until a new operation is applied: that operation forks a new
+future, and the old one (its operations and how far it reached) is kept as a named branch that can be
+switched to or saved (`save_branch`).
+
+Which instant: the state "at t" is the state a user saw at t: every timer due at or before t has run
+and every operation applied live at t has been applied.
+
+Checkpoints are taken while the simulation advances, every `interval` of virtual time: ten ticks, or
+more for large clusters (a tick more per 2,000 objects) so that pickling stays a small share of the
+work; replaying from the last checkpoint is then at most `interval` of simulation. Their memory is
+bounded by `budget` bytes: past it, the checkpoint whose neighbours are closest together is dropped
+(the first and the newest few are kept), so recent history stays dense and old history thins out; an
+instant before every kept checkpoint is reached from the scenario (a fresh build) plus the log.
+
+A checkpoint is restored into the live Simulation object (the TUI and the API keep their reference):
+the pickled graph refers to the simulation through `_live_simulation`, so unpickling rebuilds every
+component pointing at the live object and then replaces its attributes. Clock handlers and the
+operations' dispatch table are wiring, not state: a handler that is a component's method is pickled
+as that method of the restored component, the simulation's own lambdas and the operations' dispatch
+table are rebuilt.
+"""
+
+from __future__ import annotations
+
+import copyreg
+import gc
+import io
+import pickle
+import types
+import weakref
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .clock import Clock
+from .metrics import ClusterCounts, Series
+from .objects import ConditionCache
+from .operations import Operation, Operations
+
+if TYPE_CHECKING:
+    from .simulation import Simulation
+
+DEFAULT_BUDGET = 256 * 2**20  # bytes of checkpoints kept
+KEEP_NEWEST = 4  # checkpoints never thinned, so the last minutes stay cheap to step back through
+# Attributes of a Simulation that are not its state: the scenario (read-only, shared) and the history.
+NOT_STATE = ("scenario", "history")
+
+_live: "weakref.WeakValueDictionary[int, Simulation]" = weakref.WeakValueDictionary()
+
+
+def _live_simulation(token: int) -> "Simulation":
+    return _live[token]
+
+
+def _new_clock() -> Clock:
+    return Clock()
+
+
+def _new_operations(sim: "Simulation", history: list) -> Operations:
+    ops = Operations(sim)
+    ops.history = history
+    return ops
+
+
+def _new_condition_cache(limit: int, dicts: dict) -> ConditionCache:
+    """The cache keys its shared dicts' contents by id(): the restored dicts are new objects, so the
+    index is made again from them (a stale id could match a new dict and corrupt a pod's conditions)."""
+    cache = ConditionCache(limit)
+    cache._dicts = dicts
+    cache._content = {id(shared): content for content, shared in dicts.items()}
+    return cache
+
+
+@dataclass(slots=True)
+class Checkpoint:
+    time: int
+    applied: int  # how many logged operations the state includes
+    data: bytes
+
+
+@dataclass(slots=True)
+class Branch:
+    """A future left behind by a fork: its operations (the shared past included) and how far it ran."""
+
+    name: str
+    operations: list[tuple[int, Operation]]
+    head: int
+    forked_at: int
+
+
+@dataclass(slots=True)
+class HistoryMemory:
+    checkpoints: int
+    checkpoint_bytes: int
+    series_bytes: int
+    budget: int
+
+    @property
+    def total(self) -> int:
+        return self.checkpoint_bytes + self.series_bytes
+
+
+@dataclass(slots=True)
+class History:
+    sim: "Simulation"
+    budget: int = DEFAULT_BUDGET
+    interval: int = 0  # ms of virtual time between checkpoints, chosen from the cluster's size
+    fixed_interval: bool = False  # True: keep `interval` as given
+    checkpoints: list[Checkpoint] = field(default_factory=list)
+    operations: list[tuple[int, Operation]] = field(default_factory=list)
+    applied: int = 0  # operations of the log the current state includes
+    head: int = 0  # the furthest instant this branch has reached
+    branches: dict[str, Branch] = field(default_factory=dict)
+    series: Series = field(default_factory=Series)
+    restored: int = 0  # restores so far: a reader that caches the state (the TUI) redraws it all
+    dropped: int = 0  # checkpoints thinned out
+    forks: int = 0  # branches named so far (branch-1, branch-2, …)
+    # States replaced by a restore, freed by free_retired(): at once, or (defer_free) when the caller
+    # says so, e.g. the TUI on its event loop once no widget can be reading the old objects.
+    retired: list = field(default_factory=list)
+    defer_free: bool = False
+
+    # ---------------------------------------------------------------- set up
+
+    def start(self) -> None:
+        """Attach to the simulation in its current state (before any live operation)."""
+        sim = self.sim
+        counts = ClusterCounts()
+        counts.attach(sim.store)
+        sim.metrics = counts
+        self.head = sim.clock.now
+        self.series.record(sim.clock.now, counts.sample())
+        self._checkpoint()
+
+    # ---------------------------------------------------------------- moving in time
+
+    @property
+    def now(self) -> int:
+        return self.sim.clock.now
+
+    def future(self) -> list[tuple[int, Operation]]:
+        """The recorded operations not yet applied in the current state."""
+        return self.operations[self.applied:]
+
+    def advance(self, until: int) -> None:
+        """Run to `until`, applying the recorded future's operations at their instants, sampling
+        the figures after each instant with work and taking checkpoints on the way."""
+        sim = self.sim
+        clock = sim.clock
+        while True:
+            op_due = self.operations[self.applied][0] if self.applied < len(self.operations) else None
+            stop = until if op_due is None or op_due > until else op_due
+            self._run(stop)
+            if op_due is None or op_due > until:
+                break
+            clock.run_due(op_due)
+            sim.operations.apply(self.operations[self.applied][1], after_controllers=True)
+            self.applied += 1
+            self._sample()
+        clock.run_due(until)
+        if until > self.head:
+            self.head = until
+
+    def _run(self, until: int) -> None:
+        clock = self.sim.clock
+        while True:
+            due = clock.next_due()
+            if due is None or due > until:
+                break
+            clock.run_due(due)
+            self._sample()
+            if not self.checkpoints or due >= self.checkpoints[-1].time + self.interval:
+                self._checkpoint()
+
+    def _sample(self) -> None:
+        self.series.record(self.sim.clock.now, self.sim.metrics.sample())
+
+    def record(self, op: Operation, entered: bool) -> None:
+        """A live operation was just applied at now (`entered`: it is in the operations history,
+        i.e. it was valid). Applied before the end of the recorded future, it forks."""
+        if not entered:
+            return
+        if self.applied < len(self.operations) or self.head > self.now:
+            self._fork()
+        self.operations.append((self.now, op))
+        self.applied = len(self.operations)
+        self._sample()
+
+    def seek(self, time: int) -> None:
+        """Go to instant `time` (ms): back by restoring and replaying, forward by replaying."""
+        time = max(0, time)
+        if time < self.now:
+            self._restore_before(time)
+        self.advance(time)
+
+    def forward(self, ms: int) -> None:
+        """Forward along the recorded future, never past the furthest instant reached."""
+        self.seek(min(self.now + ms, max(self.head, self.now)))
+
+    # ---------------------------------------------------------------- forks and branches
+
+    def _keep_branch(self, forked_at: int) -> str:
+        self.forks += 1
+        name = f"branch-{self.forks}"
+        self.branches[name] = Branch(name, list(self.operations), self.head, forked_at)
+        return name
+
+    def _forget_future(self) -> None:
+        """What was recorded after now on the current branch no longer holds."""
+        self.head = self.now
+        self.series.truncate_after(self.now)
+        self.checkpoints = [cp for cp in self.checkpoints if cp.time <= self.now and cp.applied <= self.applied]
+
+    def _fork(self) -> None:
+        self._keep_branch(self.now)
+        del self.operations[self.applied:]
+        self._forget_future()
+
+    def switch(self, name: str) -> None:
+        """Make branch `name` current at its furthest instant; the current future becomes a branch."""
+        branch = self.branches.pop(name)
+        common = _common_prefix(self.operations, branch.operations)
+        # the first instant at which the two futures can differ: the first operation not shared
+        differs = min([ops[common][0] for ops in (self.operations, branch.operations) if common < len(ops)]
+                      + [branch.forked_at])
+        self._keep_branch(differs)
+        self._restore_before(min(differs, self.now), max_applied=common)
+        self.operations = list(branch.operations)
+        self._forget_future()
+        self.advance(branch.head)
+
+    def branch_scenario(self, name: str):
+        """Branch `name` as a scenario whose timeline replays it (what Simulation.save writes)."""
+        branch = self.branches[name]
+        from .simulation import entry_from_operation
+
+        entries = []
+        for time, op in branch.operations:
+            entry = entry_from_operation(op, time)
+            entry["afterControllers"] = True
+            entries.append(entry)
+        return self.sim.scenario_with(entries, branch.head)
+
+    def save_branch(self, name: str, path):
+        """Write branch `name` as a scenario file that replays it (as Simulation.save does)."""
+        return self.sim.save(path, self.branch_scenario(name))
+
+    # ---------------------------------------------------------------- checkpoints
+
+    def _restore_before(self, time: int, max_applied: int | None = None) -> None:
+        limit = self.applied if max_applied is None else max_applied
+        for cp in reversed(self.checkpoints):
+            if cp.time <= time and cp.applied <= limit:
+                self._load(cp)
+                self.applied = cp.applied
+                break
+        else:
+            self._rebuild()
+        self.restored += 1
+
+    def _rebuild(self) -> None:
+        """The scenario's instant 0, built afresh: for instants older than every checkpoint kept."""
+        from .simulation import Simulation
+
+        sim = self.sim
+        fresh = Simulation(sim.scenario, sim.store.recorder.events.maxlen)
+        counts = ClusterCounts()
+        counts.attach(fresh.store)
+        fresh.metrics = counts
+        self._load(Checkpoint(0, 0, self._dump(fresh)), source=fresh)
+        self.applied = 0
+
+    def _checkpoint(self) -> None:
+        sim = self.sim
+        self.checkpoints.append(Checkpoint(sim.clock.now, self.applied, self._dump(sim)))
+        self._thin()
+        if not self.fixed_interval:
+            # Pickling costs about what restoring does, in proportion to the objects held: ten ticks
+            # apart for small clusters, a tick more per 2,000 objects (77 s at 150,000 pods), so that
+            # checkpoints stay a small share of the run. Recomputed as the cluster grows or shrinks.
+            size = len(sim.store.pods) + len(sim.store.nodes)
+            self.interval = sim.tick * max(10, size // 2000)
+
+    def _thin(self) -> None:
+        cps = self.checkpoints
+        while sum(len(cp.data) for cp in cps) > self.budget and len(cps) > KEEP_NEWEST + 1:
+            candidates = range(1, len(cps) - KEEP_NEWEST)
+            drop = min(candidates, key=lambda i: (cps[i + 1].time - cps[i - 1].time, i))
+            del cps[drop]
+            self.dropped += 1
+        if sum(len(cp.data) for cp in cps) > self.budget and len(cps) > 1:
+            del cps[0]  # even the newest few exceed the budget: the oldest goes
+            self.dropped += 1
+
+    def _dump(self, sim: "Simulation") -> bytes:
+        token = id(sim)
+        _live[token] = sim
+        buffer = io.BytesIO()
+        pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+        table = copyreg.dispatch_table.copy()
+        table[type(sim)] = lambda s: (_live_simulation, (token,), {k: v for k, v in s.__dict__.items()
+                                                                  if k not in NOT_STATE})
+        table[Clock] = lambda c: (_new_clock, (), (None, {s: getattr(c, s) if s != "_handlers" else _methods(c._handlers)
+                                                          for s in Clock.__slots__}))
+        table[Operations] = lambda o: (_new_operations, (o.sim, o.history))
+        table[ConditionCache] = lambda c: (_new_condition_cache, (c.limit, c._dicts))
+        pickler.dispatch_table = table
+        progress, sim.scheduler.progress = sim.scheduler.progress, None  # a caller's callback, not state
+        try:
+            pickler.dump(sim)
+        finally:
+            sim.scheduler.progress = progress
+        return buffer.getvalue()
+
+    def _load(self, cp: Checkpoint, source: "Simulation | None" = None) -> None:
+        """Replace the live simulation's state by the checkpoint's (pickled from `source`, or from
+        the live simulation itself)."""
+        sim = self.sim
+        token = id(source if source is not None else sim)
+        progress = sim.scheduler.progress
+        _live[token] = sim  # the pickled graph's simulation becomes the live one
+        collecting = gc.isenabled()
+        gc.disable()  # millions of new objects, none of them garbage: the collector would only rescan them
+        old = [v for k, v in sim.__dict__.items() if k not in NOT_STATE]
+        try:
+            # Replaces the attributes of the live simulation in one C-level update at the end (the
+            # reduce of _live_simulation): a reader in another thread sees the old state or the new.
+            pickle.loads(cp.data)
+        finally:
+            self.retired.append(old)
+            if not self.defer_free:
+                self.free_retired()
+            if collecting:
+                gc.enable()
+        if gc.get_freeze_count():
+            gc.freeze()  # the caller keeps the state out of the collector's sight (the TUI): so do we
+            if source is not None:
+                _live[token] = source
+        sim._register_handlers()
+        sim.scheduler.progress = progress
+
+    def free_retired(self) -> None:
+        retired, self.retired = self.retired, []
+        for components in retired:
+            _retire(components)
+
+    def memory(self) -> HistoryMemory:
+        return HistoryMemory(len(self.checkpoints), sum(len(cp.data) for cp in self.checkpoints),
+                             self.series.memory_bytes(), self.budget)
+
+
+def _retire(components) -> None:
+    """Break the cycles of a replaced state (components refer to each other through watchers and
+    timer handlers), so that reference counting frees it at once instead of a full collection."""
+    for obj in components:
+        if hasattr(obj, "__dict__") and not isinstance(obj, type):
+            obj.__dict__.clear()
+        elif isinstance(obj, dict):
+            for value in obj.values():
+                if hasattr(value, "__dict__"):
+                    value.__dict__.clear()
+    if isinstance(components, list):
+        components.clear()
+
+
+def _methods(handlers: dict) -> dict:
+    """The timer handlers that are bound methods (they pickle as the method of the restored
+    component); the simulation's own lambdas are registered again after loading."""
+    return {name: h for name, h in handlers.items() if isinstance(h, types.MethodType)}
+
+
+def _common_prefix(a: list, b: list) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x[0] != y[0] or x[1] is not y[1]:
+            break
+        n += 1
+    return n
+
+
+def format_bytes(n: int) -> str:
+    for unit in ("B", "KiB", "MiB"):
+        if n < 1024:
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} GiB"

@@ -1,0 +1,275 @@
+"""Time travel (engine/history.py): going back and forward gives exactly the state and event log of a
+straight run; a new operation after going back forks, and what is saved then replays what the user
+sees; the figures over time follow a plain recount of the store.
+
+Hypothesis profiles (env PLAYGROUND_HYPOTHESIS_PROFILE): "ci" (default) and "long".
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from playground.engine import Operation, Simulation
+from playground.engine.objects import PENDING, RUNNING, TRUE
+from playground.engine.report import format_event, snapshot
+from playground.scenario import load_scenario
+
+from test_save_replay import any_op
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = sorted(p.stem for p in (ROOT / "scenarios").glob("*.toml"))
+_LOADED = {name: load_scenario(ROOT / "scenarios" / f"{name}.toml") for name in SCENARIOS}
+
+settings.register_profile("tt-ci", max_examples=120, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.register_profile("tt-long", max_examples=1500, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+PROFILE = "tt-long" if os.environ.get("PLAYGROUND_HYPOTHESIS_PROFILE") == "long" else "tt-ci"
+
+
+def document(sim: Simulation) -> str:
+    return json.dumps(snapshot(sim), indent=1)
+
+
+def event_log(sim: Simulation) -> list[str]:
+    return [format_event(e) for e in sim.store.recorder.events]
+
+
+def straight(name: str, until: int, ops: list[tuple[int, Operation]] = ()) -> Simulation:
+    """The reference: a plain run without history, operations applied live at their instants."""
+    sim = Simulation(_LOADED[name])
+    for time, op in ops:
+        sim.run_until_ms(time)
+        sim.apply(op)
+    sim.run_until_ms(until)
+    return sim
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_rewind_then_forward_equals_a_straight_run(name):
+    sim = Simulation(_LOADED[name])
+    sim.enable_history()
+    for _ in range(400):
+        sim.step()
+    sim.rewind(1)
+    assert sim.now == 399_000
+    assert document(sim) == document(straight(name, 399_000))
+    sim.rewind(137)
+    sim.seek(90)
+    reference = straight(name, 90_000)
+    assert (document(sim), event_log(sim)) == (document(reference), event_log(reference))
+    sim.run_until_ms(600_000)  # forward past the furthest instant reached, live from 400 s on
+    reference.run_until_ms(600_000)
+    assert (document(sim), event_log(sim)) == (document(reference), event_log(reference))
+
+
+def test_forward_follows_the_recorded_operations_and_stops_at_the_furthest_instant():
+    sim = Simulation(_LOADED["drain-pdb"])
+    sim.enable_history()
+    sim.run_until(20)
+    sim.apply(Operation("drain", node="n-3", ignore_daemonsets=True))
+    sim.run_until(50)
+    sim.apply(Operation("power-off", node="n-1"))
+    sim.run_until(120)
+    sim.seek(10)
+    assert sim.history.future() and len(sim.operations.history) < 3 + len(sim.history.future())
+    sim.forward(60)
+    ops = [(20_000, Operation("drain", node="n-3", ignore_daemonsets=True)), (50_000, Operation("power-off", node="n-1"))]
+    assert document(sim) == document(straight("drain-pdb", 70_000, ops))
+    sim.forward(600)
+    assert sim.now == 120_000  # not past what was recorded
+    assert document(sim) == document(straight("drain-pdb", 120_000, ops))
+
+
+def test_an_operation_after_going_back_forks_and_the_save_replays_what_is_seen(tmp_path):
+    sim = Simulation(_LOADED["zone-outage"])
+    sim.enable_history()
+    sim.run_until(30)
+    sim.apply(Operation("cordon", node="a-1"))
+    sim.run_until(200)
+    sim.seek(45)
+    sim.apply(Operation("drain", node="c-1", ignore_daemonsets=True))  # the fork
+    sim.run_until(100)
+    ops = [(30_000, Operation("cordon", node="a-1")), (45_000, Operation("drain", node="c-1", ignore_daemonsets=True))]
+    assert document(sim) == document(straight("zone-outage", 100_000, ops))
+    assert sim.history.head == 100_000 and not sim.history.future()
+    [branch] = sim.history.branches.values()
+    assert (branch.head, branch.forked_at, len(branch.operations)) == (200_000, 45_000, 1)
+
+    sim.save(tmp_path / "fork.toml")
+    replay = Simulation(load_scenario(tmp_path / "fork.toml"))
+    replay.run_until_ms(sim.now)
+    assert document(replay) == document(sim)
+
+    sim.history.save_branch(branch.name, tmp_path / "old.toml")
+    old = Simulation(load_scenario(tmp_path / "old.toml"))
+    old.run_until_ms(200_000)
+    assert document(old) == document(straight("zone-outage", 200_000, ops[:1]))
+
+
+def test_switching_to_a_kept_branch_restores_its_future():
+    sim = Simulation(_LOADED["node-failure"])
+    sim.enable_history()
+    sim.run_until(40)
+    sim.apply(Operation("power-off", node=sorted(sim.kubelets)[0]))
+    sim.run_until(150)
+    sim.seek(20)
+    sim.apply(Operation("cordon", node=sorted(sim.kubelets)[1]))
+    sim.run_until(60)
+    [name] = sim.history.branches
+    sim.history.switch(name)
+    assert sim.now == 150_000
+    expected = straight("node-failure", 150_000, [(40_000, Operation("power-off", node=sorted(sim.kubelets)[0]))])
+    assert document(sim) == document(expected)
+    assert list(sim.history.branches) == ["branch-2"]  # the cordon's future is kept in its place
+    sim.seek(100)  # no checkpoint of the cordon's future may serve this branch
+    assert document(sim) == document(straight("node-failure", 100_000,
+                                              [(40_000, Operation("power-off", node=sorted(sim.kubelets)[0]))]))
+    sim.history.switch("branch-2")
+    assert sim.now == 60_000 and list(sim.history.branches) == ["branch-3"]
+    expected = straight("node-failure", 60_000, [(20_000, Operation("cordon", node=sorted(sim.kubelets)[1]))])
+    assert document(sim) == document(expected)
+
+
+def test_memory_is_bounded_and_going_back_past_every_checkpoint_rebuilds_from_the_scenario():
+    sim = Simulation(_LOADED["zone-outage"])
+    history = sim.enable_history(budget=200_000)
+    sim.run_until(900)
+    memory = history.memory()
+    assert memory.checkpoint_bytes <= 200_000 or memory.checkpoints == 1
+    assert history.dropped > 0
+    times = [cp.time for cp in history.checkpoints]
+    gaps = [b - a for a, b in zip(times, times[1:])]
+    assert gaps[-1] <= gaps[0]  # recent history is kept denser than old history
+    sim.seek(5)
+    assert document(sim) == document(straight("zone-outage", 5_000))
+
+
+def test_a_refused_invalid_operation_does_not_fork():
+    sim = Simulation(_LOADED["node-failure"])
+    sim.enable_history()
+    sim.run_until(60)
+    sim.seek(30)
+    result = sim.apply(Operation("cordon", node="ghost"))
+    assert not result.ok
+    assert sim.history.head == 60_000 and not sim.history.branches
+
+
+@settings.get_profile(PROFILE)
+@given(data=st.data())
+def test_random_travel_equals_a_straight_run_of_the_surviving_operations(data):
+    """Random steps, operations (valid, refused and invalid), seeks back and forward, switches to a
+    kept branch: the state is always the straight run of the operations of the current branch."""
+    name = data.draw(st.sampled_from(["drain-pdb", "node-failure", "preemption-pdb", "rollout-drain-pdb",
+                                      "zone-outage"]), label="scenario")
+    sim = Simulation(_LOADED[name])
+    sim.enable_history(budget=data.draw(st.sampled_from([50_000, 10**9]), label="budget"))
+    for _ in range(data.draw(st.integers(1, 8), label="moves")):
+        move = data.draw(st.sampled_from(["steps", "op", "back", "seek", "forward", "switch"]))
+        if move == "switch" and sim.history.branches:
+            sim.history.switch(data.draw(st.sampled_from(sorted(sim.history.branches))))
+            continue
+        if move == "steps":
+            for _ in range(data.draw(st.sampled_from([1, 5, 30]))):
+                sim.step()
+        elif move == "op":
+            sim.apply(any_op(data, sim))
+        elif move == "back":
+            sim.rewind(data.draw(st.sampled_from([1, 7, 60])))
+        elif move == "seek":
+            sim.seek(data.draw(st.integers(0, max(1, sim.history.head // 1000))))
+        elif move == "forward":
+            sim.forward(data.draw(st.sampled_from([1, 60])))
+    sim.run_until_ms(sim.now)  # finish the instant of the last operation, as the reference does
+    history = sim.history
+    done = history.operations[:history.applied]
+    reference = straight(name, sim.now, done)
+    assert (document(sim), event_log(sim)) == (document(reference), event_log(reference))
+
+
+# ---------------------------------------------------------------- the figures over time
+
+
+def recount(sim: Simulation) -> tuple:
+    """A plain count over the whole store, the reference for the watcher-kept ClusterCounts."""
+    ready: dict[str, int] = {zone: 0 for zone in sim.metrics.ready_by_zone}
+    for node in sim.store.nodes.values():
+        cond = node.conditions.get("Ready")
+        ready[node.zone] = ready.get(node.zone, 0) + (cond is not None and cond.status == TRUE)
+    pods = sim.store.pods.values()
+    return (tuple(sorted(ready.items())), sum(p.phase == PENDING for p in pods), sum(p.phase == RUNNING for p in pods))
+
+
+@settings.get_profile(PROFILE)
+@given(data=st.data())
+def test_the_counts_equal_a_recount_of_the_store(data):
+    name = data.draw(st.sampled_from(["drain-pdb", "zone-outage", "preemption-pdb", "non-graceful-shutdown"]))
+    sim = Simulation(_LOADED[name])
+    sim.enable_history()
+    for _ in range(data.draw(st.integers(1, 6))):
+        for _ in range(data.draw(st.sampled_from([1, 10, 60]))):
+            sim.step()
+            assert sim.metrics.sample()[:3] == recount(sim)
+        sim.apply(any_op(data, sim))
+        assert sim.metrics.sample()[:3] == recount(sim)
+
+
+def test_evictions_count_each_disrupted_pod_once():
+    sim = Simulation(_LOADED["zone-outage"])
+    sim.enable_history()
+    sim.run_until(900)
+    evicted = {e.object for e in sim.store.recorder.events if e.reason == "TaintManagerEviction"
+               and e.message.startswith("Marking for deletion")}
+    assert evicted and sim.metrics.evictions == len(evicted)
+    series = sim.history.series
+    assert series.values("evictions", [0, 900_000]) == [0.0, float(len(evicted))]
+    assert series.values("ready:zone-b", [0, 900_000]) == [3.0, 0.0]
+
+
+# ---------------------------------------------------------------- playground sim --plot
+
+
+def test_sim_plot_writes_the_same_svg_each_time_and_leaves_the_json_unchanged(tmp_path, capsys):
+    from playground.cli import main
+
+    scenario = str(ROOT / "scenarios" / "zone-outage.toml")
+    assert main(["sim", scenario, "--until", "10m", "--json"]) == 0
+    plain = capsys.readouterr().out
+    assert main(["sim", scenario, "--until", "10m", "--json", "--plot", str(tmp_path / "a.svg")]) == 0
+    assert capsys.readouterr().out == plain
+    assert main(["sim", scenario, "--until", "10m", "--plot", str(tmp_path / "b.svg")]) == 0
+    svg = (tmp_path / "a.svg").read_text()
+    assert svg == (tmp_path / "b.svg").read_text()
+    assert "Ready nodes zone-b" in svg and "Evictions" in svg and "zone-outage at 10m" in svg
+    assert main(["sim", scenario, "--until", "1m", "--plot", str(tmp_path / "c.png")]) == 0
+    assert (tmp_path / "c.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("out, message", [("plot.txt", "must end in .svg or .png"),
+                                          ("missing/plot.svg", "does not exist")])
+def test_sim_plot_refuses_a_bad_file_name_with_status_2(tmp_path, capsys, out, message):
+    from playground.cli import main
+
+    assert main(["sim", str(ROOT / "scenarios" / "zone-outage.toml"), "--plot", str(tmp_path / out)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_a_restored_condition_cache_indexes_its_own_shared_dicts():
+    """The pod-condition cache keys contents by id(): after a restore it must know the new dicts, not
+    the ids of the old ones (a reused id would hand a pod another dict's conditions)."""
+    sim = Simulation(_LOADED["zone-outage"])
+    sim.enable_history()
+    sim.run_until(400)
+    sim.rewind(100)
+    cache = sim.store.pod_conditions
+    assert cache._dicts and cache._content == {id(shared): content for content, shared in cache._dicts.items()}
+    shared = {id(d) for d in cache._dicts.values()}
+    assert all(id(pod.conditions) in shared or not pod.conditions for pod in sim.store.pods.values()
+               if id(pod.conditions) in cache._content)

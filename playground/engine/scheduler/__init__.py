@@ -271,7 +271,7 @@ class Scheduler:
         self.columns = NodeColumns(sim.store, self.nominated)
         # PodTopologySpread and InterPodAffinity (topology.py): counts of matching pods per node, and
         # the current attempt's cycle state.
-        self.topology = Topology(sim, self.columns, self.node_order, lambda: self.filters)
+        self.topology = Topology(sim, self.columns, self.node_order, self.current_filters)
         self._cycle: Cycle | None = None
         # PostFilter: DefaultPreemption (set to None to run without preemption).
         self.preemption: DefaultPreemption | None = DefaultPreemption(self)
@@ -765,6 +765,18 @@ class Scheduler:
         if len(ties) == 1:
             return nodes[ties[0]]
         return nodes[ties[self.sim.rng.randrange(len(ties))]]
+
+    def __setstate__(self, state: dict) -> None:
+        # A restored checkpoint holds copies of the default tuples; the fast paths test identity.
+        self.__dict__.update(state)
+        if self.filters == DEFAULT_FILTERS:
+            self.filters = DEFAULT_FILTERS
+        if self.scores == DEFAULT_SCORES:
+            self.scores = DEFAULT_SCORES
+
+    def current_filters(self) -> tuple:
+        # a bound method, not a lambda: time travel pickles the scheduler with its topology
+        return self.filters
 
     def select_row(self, rows: np.ndarray, scores: np.ndarray) -> int:
         """select_host on columns: the same draw (one, only when there are ties)."""

@@ -252,6 +252,21 @@ NODE_AFFINITY = NodeAffinity()
 NODE_RESOURCES_FIT = NodeResourcesFit()
 BALANCED_ALLOCATION = NodeResourcesBalancedAllocation()
 
+
+
+def _by_name(instance) -> str:
+    # The plugins hold no state: a pickled scheduler (a time-travel checkpoint) refers to the module's
+    # one instance of each, so that identity checks (`filters is DEFAULT_FILTERS`) hold after a restore.
+    return PLUGIN_NAMES[type(instance)]
+
+
+PLUGIN_NAMES = {type(plugin): name for name, plugin in (
+    ("NODE_UNSCHEDULABLE", NODE_UNSCHEDULABLE), ("NODE_NAME", NODE_NAME), ("TAINT_TOLERATION", TAINT_TOLERATION),
+    ("NODE_AFFINITY", NODE_AFFINITY), ("NODE_RESOURCES_FIT", NODE_RESOURCES_FIT),
+    ("BALANCED_ALLOCATION", BALANCED_ALLOCATION))}
+for _plugin_type in PLUGIN_NAMES:
+    _plugin_type.__reduce__ = _by_name
+
 DEFAULT_FILTERS = (NODE_UNSCHEDULABLE, NODE_NAME, TAINT_TOLERATION, NODE_AFFINITY, NODE_RESOURCES_FIT)
 DEFAULT_SCORES = (TAINT_TOLERATION, NODE_AFFINITY, NODE_RESOURCES_FIT, BALANCED_ALLOCATION)
 FILTERS_BY_NAME = {plugin.name: plugin for plugin in DEFAULT_FILTERS}

@@ -92,6 +92,13 @@ class PodCounts:
         store.on_account = self._account
         store.pod_watchers.append(self._on_pod_event)
 
+    def __setstate__(self, state: dict) -> None:
+        # Classes are keyed by the id of the labels they hold; a restored checkpoint (time travel)
+        # holds new objects, so the keys are made again from them.
+        self.__dict__.update(state)
+        self.classes = {(cls.namespace, id(cls.labels)): cls for cls in state["classes"].values()}
+        self._last = {}
+
     # ---------------------------------------------------------------- keeping current
 
     def _class(self, pod: Pod) -> LabelClass:

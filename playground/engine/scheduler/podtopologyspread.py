@@ -415,6 +415,9 @@ class HostZoneTable:
 
     __slots__ = ()
 
+    def __reduce__(self) -> str:
+        return "HOST_ZONE"  # the module's one instance, also in a restored checkpoint (`shape is HOST_ZONE`)
+
     @staticmethod
     def of(columns, counts, constraints) -> "HostZoneTable | None":
         host = counts.counts(constraints[0].matcher)

@@ -297,7 +297,6 @@ def test_cli_import_writes_a_scenario_with_the_report_on_top(tmp_path, capsys):
     assert main(["import", str(DUMPS / "eks-cluster.json"), "-o", str(out)]) == 0
     text = out.read_text()
     assert text.startswith("# Imported by `playground import`.\n# Imported 3 nodes, 11 pods")
-    assert "#   - Pod spec.topologySpreadConstraints" in text or "topologySpreadConstraints" in text
     assert "Not represented" in capsys.readouterr().err
     assert load_scenario(out).model_dump() == imported("eks").scenario.model_dump()
 
@@ -351,3 +350,46 @@ def test_tui_opens_a_dump_directly(monkeypatch):
     assert main([str(DUMPS / "k3s-cluster.yaml")]) == 0
     assert opened["ran"] and opened["path"] == DUMPS / "k3s-cluster.toml"
     assert "k3s-agent-1" in opened["scenario"].node_names()
+
+
+SPREAD_AND_ANTI_AFFINITY = """\
+apiVersion: v1
+kind: List
+items:
+- kind: Node
+  metadata: {name: n1, labels: {kubernetes.io/hostname: n1, topology.kubernetes.io/zone: a}}
+  status: {capacity: {cpu: "4", memory: 8Gi, pods: "110"}}
+- kind: Pod
+  metadata: {name: x-1, namespace: default, labels: {app: x}}
+  spec:
+    nodeName: n1
+    containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]
+    affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution:
+      [{topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: x}}}]}}
+  status: {phase: Running}
+- kind: Pod
+  metadata: {name: x-2, namespace: default, labels: {app: x}}
+  spec:
+    containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]
+    affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution:
+      [{topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: x}}}]}}
+    topologySpreadConstraints: [{maxSkew: 1, topologyKey: topology.kubernetes.io/zone,
+      whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: x}}}]
+  status: {phase: Pending}
+"""
+
+
+def test_pod_affinity_and_spread_constraints_are_kept_and_enforced():
+    result = import_texts([("dump.yaml", SPREAD_AND_ANTI_AFFINITY)])
+    second = pod(result.scenario, "default", "x-2")
+    [term] = second.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution
+    assert term.topologyKey == "kubernetes.io/hostname" and term.labelSelector.matchLabels == {"app": "x"}
+    [constraint] = second.topologySpreadConstraints
+    assert (constraint.maxSkew, constraint.topologyKey, constraint.whenUnsatisfiable) == (
+        1, "topology.kubernetes.io/zone", "DoNotSchedule")
+    assert "topologySpreadConstraints" not in scenario_text(result).split("[scenario]")[0]  # not in the report
+    sim = Simulation(result.scenario)
+    sim.run_until(10)
+    assert sim.store.pods["default/x-2"].node_name is None
+    [failed] = [e for e in sim.store.recorder.events if e.reason == "FailedScheduling"]
+    assert failed.message.startswith("0/1 nodes are available: 1 node(s) didn't match pod anti-affinity rules.")

@@ -153,6 +153,18 @@ def zone_key(labels: dict[str, str]) -> str:
     return zone or region
 
 
+def set_operator_matches(key: str, op: str, values: tuple[str, ...], labels: dict[str, str]) -> bool:
+    """In, NotIn, Exists and DoesNotExist as labels.Selector evaluates them (node and pod selectors alike)."""
+    if op == "Exists":
+        return key in labels
+    if op == "DoesNotExist":
+        return key not in labels
+    value = labels.get(key)
+    if op == "In":
+        return value is not None and value in values
+    return value is None or value not in values  # NotIn
+
+
 @dataclass(slots=True, frozen=True)
 class NodeSelectorRequirement:
     """v1.NodeSelectorRequirement: key, operator (In, NotIn, Exists, DoesNotExist, Gt, Lt), values."""
@@ -164,15 +176,9 @@ class NodeSelectorRequirement:
     def matches(self, labels: dict[str, str]) -> bool:
         """labels.Selector semantics as nodeaffinity.NewNodeSelector builds them."""
         op = self.operator
-        if op == "Exists":
-            return self.key in labels
-        if op == "DoesNotExist":
-            return self.key not in labels
+        if op != "Gt" and op != "Lt":
+            return set_operator_matches(self.key, op, self.values, labels)
         value = labels.get(self.key)
-        if op == "In":
-            return value is not None and value in self.values
-        if op == "NotIn":
-            return value is None or value not in self.values
         if value is None or len(self.values) != 1:
             return False
         try:
@@ -219,15 +225,7 @@ class LabelSelectorRequirement:
     values: tuple[str, ...] = ()
 
     def matches(self, labels: dict[str, str]) -> bool:
-        op = self.operator
-        if op == "Exists":
-            return self.key in labels
-        if op == "DoesNotExist":
-            return self.key not in labels
-        value = labels.get(self.key)
-        if op == "In":
-            return value is not None and value in self.values
-        return value is None or value not in self.values  # NotIn
+        return set_operator_matches(self.key, self.operator, self.values, labels)
 
 
 @dataclass(slots=True, frozen=True)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from playground.engine import Operation, Simulation
-from playground.engine.manifests import cpu_quantity, memory_quantity, node_manifest, pod_manifest, timestamp, to_yaml
+from playground.engine.manifests import node_manifest, pod_manifest, timestamp, to_yaml
+from playground.units import format_cpu as cpu_quantity, format_memory as memory_quantity
 from playground.scenario import load_scenario
 
 SMALL = Path(__file__).parent / "tui" / "scenarios" / "small.toml"

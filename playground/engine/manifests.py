@@ -15,6 +15,8 @@ import re
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
+from ..units import format_cpu, format_memory
+
 if TYPE_CHECKING:
     from .objects import Condition, Node, Pod, Taint, Toleration
     from .simulation import Simulation
@@ -22,25 +24,11 @@ if TYPE_CHECKING:
 EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)  # the TUI's clock starts here too
 CONTAINER = "app"  # the one container a simulated pod stands for
 PAUSE_IMAGE = "registry.k8s.io/pause:3.10"
-_GI, _MI, _KI = 1 << 30, 1 << 20, 1 << 10
 
 
 def timestamp(ms: int, epoch: datetime = EPOCH) -> str:
     """metav1.Time as the API serialises it: RFC 3339, whole seconds, UTC."""
     return (epoch + timedelta(milliseconds=ms)).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def cpu_quantity(millis: int) -> str:
-    """resource.Quantity's canonical form: "4", "500m"."""
-    return str(millis // 1000) if millis % 1000 == 0 else f"{millis}m"
-
-
-def memory_quantity(nbytes: int) -> str:
-    """The largest binary suffix that divides exactly: "8Gi", "256Mi", else plain bytes."""
-    for size, suffix in ((_GI * 1024, "Ti"), (_GI, "Gi"), (_MI, "Mi"), (_KI, "Ki")):
-        if nbytes and nbytes % size == 0:
-            return f"{nbytes // size}{suffix}"
-    return str(nbytes)
 
 
 def _taint(taint: "Taint", epoch: datetime) -> dict:
@@ -102,10 +90,10 @@ def node_manifest(sim: "Simulation", name: str, epoch: datetime = EPOCH) -> dict
         },
         "spec": spec,
         "status": {
-            "capacity": {"cpu": cpu_quantity(node.capacity_cpu), "memory": memory_quantity(node.capacity_memory),
+            "capacity": {"cpu": format_cpu(node.capacity_cpu), "memory": format_memory(node.capacity_memory),
                          "pods": str(node.capacity_pods)},
-            "allocatable": {"cpu": cpu_quantity(node.allocatable_cpu),
-                            "memory": memory_quantity(node.allocatable_memory), "pods": str(node.allocatable_pods)},
+            "allocatable": {"cpu": format_cpu(node.allocatable_cpu),
+                            "memory": format_memory(node.allocatable_memory), "pods": str(node.allocatable_pods)},
             "conditions": [_condition(c, epoch, heartbeat=True) for c in node.conditions.values()],
         },
     }
@@ -140,9 +128,9 @@ def pod_manifest(sim: "Simulation", key: str, epoch: datetime = EPOCH) -> dict |
     container: dict[str, Any] = {"name": CONTAINER, "image": PAUSE_IMAGE}
     requests = {}
     if pod.cpu:
-        requests["cpu"] = cpu_quantity(pod.cpu)
+        requests["cpu"] = format_cpu(pod.cpu)
     if pod.memory:
-        requests["memory"] = memory_quantity(pod.memory)
+        requests["memory"] = format_memory(pod.memory)
     container["resources"] = {"requests": requests} if requests else {}
     spec: dict[str, Any] = {
         "containers": [container],

@@ -12,8 +12,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from ..engine.manifests import CONTAINER, EPOCH, PAUSE_IMAGE, cpu_quantity, memory_quantity, qos_class
-from ..units import format_age
+from ..engine.manifests import CONTAINER, EPOCH, PAUSE_IMAGE, qos_class
+from ..units import format_age, format_cpu, format_memory
 from .format import is_cluster_event
 
 if TYPE_CHECKING:
@@ -164,8 +164,8 @@ def describe_node(sim: "Simulation", name: str, epoch: datetime = EPOCH) -> str:
                                      ("Allocatable", node.allocatable_cpu, node.allocatable_memory,
                                       node.allocatable_pods)):
         lines.append(f"{title}:")
-        lines.append(f"{LEVEL}cpu:\t{cpu_quantity(cpu)}")
-        lines.append(f"{LEVEL}memory:\t{memory_quantity(memory)}")
+        lines.append(f"{LEVEL}cpu:\t{format_cpu(cpu)}")
+        lines.append(f"{LEVEL}memory:\t{format_memory(memory)}")
         lines.append(f"{LEVEL}pods:\t{pods}")
     lines.append("System Info:")
     for field in ("Machine ID", "System UUID", "Boot ID", "Kernel Version", "OS Image", "Operating System",
@@ -181,15 +181,15 @@ def describe_node(sim: "Simulation", name: str, epoch: datetime = EPOCH) -> str:
         cpu_total += pod.cpu
         memory_total += pod.memory
         lines.append(f"{LEVEL}{pod.namespace}\t{pod.name}\t\t"
-                     f"{cpu_quantity(pod.cpu)} ({_percent(pod.cpu, node.allocatable_cpu)}%)\t0 (0%)\t"
-                     f"{memory_quantity(pod.memory)} ({_percent(pod.memory, node.allocatable_memory)}%)\t0 (0%)\t"
+                     f"{format_cpu(pod.cpu)} ({_percent(pod.cpu, node.allocatable_cpu)}%)\t0 (0%)\t"
+                     f"{format_memory(pod.memory)} ({_percent(pod.memory, node.allocatable_memory)}%)\t0 (0%)\t"
                      f"{format_age(now - pod.creation_time)}")
     lines.append("Allocated resources:")
     lines.append(f"{LEVEL}(Total limits may be over 100 percent, i.e., overcommitted.)")
     lines.append(f"{LEVEL}Resource\tRequests\tLimits")
     lines.append(f"{LEVEL}--------\t--------\t------")
-    lines.append(f"{LEVEL}cpu\t{cpu_quantity(cpu_total)} ({_percent(cpu_total, node.allocatable_cpu)}%)\t0 (0%)")
-    lines.append(f"{LEVEL}memory\t{memory_quantity(memory_total)} "
+    lines.append(f"{LEVEL}cpu\t{format_cpu(cpu_total)} ({_percent(cpu_total, node.allocatable_cpu)}%)\t0 (0%)")
+    lines.append(f"{LEVEL}memory\t{format_memory(memory_total)} "
                  f"({_percent(memory_total, node.allocatable_memory)}%)\t0 (0%)")
     lines.append(f"{LEVEL}ephemeral-storage\t0 (0%)\t0 (0%)")
     lines += _events(sim, f"Node/{name}")
@@ -263,9 +263,9 @@ def describe_pod(sim: "Simulation", key: str, epoch: datetime = EPOCH) -> str:
         lines += _container_state(pod, epoch)
     requests = []
     if pod.cpu:
-        requests.append(f"{LEVEL * 3}cpu:\t{cpu_quantity(pod.cpu)}")
+        requests.append(f"{LEVEL * 3}cpu:\t{format_cpu(pod.cpu)}")
     if pod.memory:
-        requests.append(f"{LEVEL * 3}memory:\t{memory_quantity(pod.memory)}")
+        requests.append(f"{LEVEL * 3}memory:\t{format_memory(pod.memory)}")
     if requests:
         lines.append(f"{LEVEL * 2}Requests:")
         lines += requests

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from ..engine.operations import SOURCE as OPERATIONS_SOURCE
-from ..units import format_age, format_duration, format_memory_short
+from ..units import format_age, format_cpu, format_duration, format_memory_short
 
 if TYPE_CHECKING:
     from ..engine import Simulation
@@ -125,16 +125,8 @@ def compact_taints(taints: list["Taint"]) -> str:
     return ", ".join(f"{name}:{'+'.join(effects)}" for name, effects in groups.items())
 
 
-def cores(millis: int) -> str:
-    """A CPU quantity as kubectl prints it (resource.Quantity's canonical form): whole cores as "4",
-    anything else in millicores, "500m", "3500m"."""
-    if millis % 1000 == 0:
-        return str(millis // 1000)
-    return f"{millis}m"
-
-
 def cpu_pair(requested: int, allocatable: int) -> str:
-    return f"{cores(requested)}/{cores(allocatable)}"
+    return f"{format_cpu(requested)}/{format_cpu(allocatable)}"
 
 
 def mem_pair(requested: int, allocatable: int) -> str:
@@ -232,7 +224,7 @@ def pod_mem(pod: "Pod") -> str:
 
 
 def pod_cpu(pod: "Pod") -> str:
-    return cores(pod.cpu) if pod.cpu else "0"
+    return format_cpu(pod.cpu) if pod.cpu else "0"
 
 
 def is_pending(pod: "Pod") -> bool:

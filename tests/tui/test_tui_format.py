@@ -39,8 +39,8 @@ def test_compact_taints():
 def test_quantities_as_kubectl_prints_them():
     """resource.Quantity's canonical form: whole cores plain, anything else in millicores (kubectl
     shows 500m, never 0.5)."""
-    assert fmt.cores(4000) == "4" and fmt.cores(3500) == "3500m" and fmt.cores(250) == "250m"
-    assert fmt.cores(500) == "500m" and fmt.cores(0) == "0"
+    assert fmt.format_cpu(4000) == "4" and fmt.format_cpu(3500) == "3500m" and fmt.format_cpu(250) == "250m"
+    assert fmt.format_cpu(500) == "500m" and fmt.format_cpu(0) == "0"
     assert fmt.cpu_pair(2600, 4000) == "2600m/4"
     assert fmt.mem_pair(0, 16 << 30) == "0/16Gi"
 

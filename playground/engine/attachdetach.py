@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from .clock import PHASE_WORKLOADS, Wakeup
 from .objects import OUT_OF_SERVICE_TAINT, TRUE, Node, Pod
+from .store import watches
 
 if TYPE_CHECKING:
     from .simulation import Simulation
@@ -91,6 +92,7 @@ class AttachDetachController:
     def volume_keys(pod: Pod) -> tuple[str, ...]:
         return tuple(f"{pod.namespace}/{claim}" for claim in pod.volume_claims)
 
+    @watches("added", "bound", "phase", "deleting", "removed")  # a condition moves no volume
     def _on_pod_event(self, what: str, pod: Pod) -> None:
         if not pod.volume_claims:
             return

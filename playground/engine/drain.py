@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from .clock import PHASE_OPERATIONS
 from .objects import FAILED, SUCCEEDED, Pod
+from .store import watches
 
 if TYPE_CHECKING:
     from .simulation import Simulation
@@ -467,6 +468,7 @@ class Drainer:
                                           f'"{entry.namespace}" to terminate: context deadline exceeded')
         # Blocked pods find the deadline at their next retry, after the 5 s sleep (as kubectl does).
 
+    @watches("deleting", "removed")
     def _on_pod_event(self, what: str, pod: Pod) -> None:
         if what == "removed":
             waiting = self._waiting.get(pod.key)

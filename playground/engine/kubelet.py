@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .clock import PHASE_KUBELET
-from .objects import FAILED, FALSE, RUNNING, TRUE, Condition, Lease, Node, Pod
+from .objects import FAILED, FALSE, TRUE, Condition, Lease, Node, Pod
 
 if TYPE_CHECKING:
     from .simulation import Simulation
@@ -540,11 +540,7 @@ class Kubelet:
         self._report_running(pod)
 
     def _report_running(self, pod: Pod) -> None:
-        store = self.sim.store
-        if pod.phase != RUNNING:
-            store.set_pod_phase(pod, RUNNING)
-        store.set_pod_condition(pod, "ContainersReady", TRUE)
-        store.set_pod_condition(pod, "Ready", TRUE)
+        self.sim.store.set_pod_running(pod, ("ContainersReady", "Ready"))
 
     def pod_deleting(self, pod: Pod) -> None:
         """The pod got a deletionTimestamp: stop its containers within its grace period."""

@@ -299,12 +299,20 @@ class ConditionCache:
     would give. Only the most recent `limit` contents are remembered, so the cache stays small while
     long-running clusters drift apart."""
 
-    __slots__ = ("limit", "_dicts", "_content")
+    __slots__ = ("limit", "_dicts", "_content", "_next")
 
     def __init__(self, limit: int = 4096) -> None:
         self.limit = limit
         self._dicts: dict[tuple, dict] = {}  # content -> the shared dict
         self._content: dict[int, tuple] = {}  # id of a shared dict (alive: held by _dicts) -> content
+        # (id of a shared dict or of NO_CONDITIONS, the write) -> the shared dict it leads to: a
+        # write that 150,000 pods make in turn is one lookup after the first
+        self._next: dict[tuple, dict] = {}
+
+    def __reduce__(self):
+        # The indexes key dicts by id(): a copy rebuilds them from its own dicts (a stale id could
+        # match another dict and corrupt a pod's conditions).
+        return (_restored_condition_cache, (self.limit, self._dicts))
 
     def set(self, pod: "Pod", ctype: str, status: str, reason: str, message: str, now: int) -> bool:
         """The store's pod condition write: the transition time moves only when the status does.
@@ -314,7 +322,13 @@ class ConditionCache:
         if current and current.status == status and current.reason == reason and current.message == message:
             return False
         transition = current.last_transition_time if current and current.status == status else now
+        write = (id(conditions), ctype, status, reason, message, transition)
+        shared = self._next.get(write)
+        if shared is not None:
+            pod.conditions = shared
+            return True
         old = self._content.get(id(conditions))
+        known = old is not None or conditions is NO_CONDITIONS
         if old is None:
             old = tuple((c.type, c.status, c.reason, c.message, c.last_heartbeat_time, c.last_transition_time)
                         for c in conditions.values())
@@ -328,12 +342,25 @@ class ConditionCache:
             if len(self._dicts) >= self.limit:
                 self._dicts.clear()
                 self._content.clear()
+                self._next.clear()
+                known = conditions is NO_CONDITIONS  # the old dict is no longer held: its id may be reused
             shared = dict(conditions)
             shared[ctype] = Condition(ctype, status, reason, message, None, transition)
             self._dicts[new] = shared
             self._content[id(shared)] = new
+        if known:
+            if len(self._next) >= 4 * self.limit:
+                self._next.clear()
+            self._next[write] = shared
         pod.conditions = shared
         return True
+
+
+def _restored_condition_cache(limit: int, dicts: dict) -> ConditionCache:
+    cache = ConditionCache(limit)
+    cache._dicts = dicts
+    cache._content = {id(shared): content for content, shared in dicts.items()}
+    return cache
 
 
 @dataclass(slots=True)

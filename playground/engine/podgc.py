@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from .clock import PHASE_PODGC
 from .objects import FAILED, OUT_OF_SERVICE_TAINT, SUCCEEDED, TRUE, Node, Pod
+from .store import watches
 
 if TYPE_CHECKING:
     from .simulation import Simulation
@@ -62,6 +63,7 @@ class PodGC:
 
     # ---------------------------------------------------------------- informers
 
+    @watches("added", "bound", "phase", "deleting", "removed")
     def _on_pod_event(self, what: str, pod: Pod) -> None:
         key = pod.key
         if what == "removed":

@@ -74,7 +74,7 @@ from .statefulset import StatefulSetController
 from .scheduler import Scheduler, SchedulerConfig
 from .scheduler.affinity import (node_affinity_from_spec, node_affinity_to_spec, pod_affinity_from_spec,
                                  pod_affinity_to_spec, spread_from_spec, spread_to_spec)
-from .store import ChangeSet, Store
+from .store import ChangeSet, Store, watches
 from .tainteviction import TaintEvictionController
 from .deployment import deployment_from_spec
 from .history import History
@@ -241,6 +241,7 @@ class Simulation:
         if kubelet is not None:
             getattr(kubelet, method)(*args)
 
+    @watches("added", "bound", "deleting", "removed")
     def _kubelet_watch(self, what: str, pod: Pod) -> None:
         kubelet = self.kubelets.get(pod.node_name or "")
         if kubelet is None:

@@ -13,7 +13,9 @@ from typing import Callable, Iterable
 
 from .objects import (
     FAILED,
+    RUNNING,
     SUCCEEDED,
+    TRUE,
     Condition,
     ConditionCache,
     DaemonSet,
@@ -125,8 +127,32 @@ class EventRecorder:
 NodeWatcher = Callable[[str, Node], None]
 PodWatcher = Callable[[str, Pod], None]
 
+# The kinds of pod change the store announces (the `what` of a pod watcher).
+POD_CHANGES = ("added", "bound", "phase", "condition", "deleting", "nominated", "removed")
+
+
+def watches(*kinds: str):
+    """Mark a pod watcher as reacting to these kinds of change only: the store does not call it for
+    the others (a pod changes up to seven times on its way to Running, and most watchers care about
+    two or three of them). A watcher without the mark hears every change."""
+    unknown = set(kinds) - set(POD_CHANGES)
+    if unknown:
+        raise ValueError(f"unknown pod changes {sorted(unknown)}")
+
+    def mark(method):
+        method.pod_changes = frozenset(kinds)
+        return method
+    return mark
+
 
 class Store:
+    # A write that Kubernetes makes as one update (binding, the kubelet's status patch) is announced
+    # once; False announces each field as it is set (the reference the equivalence test compares with).
+    one_write_per_update = True
+    # Pod watchers hear only the kinds of change they are marked for (`watches`); False calls every
+    # watcher for every change (the reference).
+    dispatch_by_kind = True
+
     def __init__(self, clock_now: Callable[[], int], event_limit: int | None = None) -> None:
         self.now = clock_now
         self.nodes: dict[str, Node] = {}
@@ -145,6 +171,10 @@ class Store:
         self.changes = ChangeSet()
         self.node_watchers: list[NodeWatcher] = []
         self.pod_watchers: list[PodWatcher] = []
+        # kind of change -> the pod watchers that react to it, in registration order (see `watches`);
+        # rebuilt when a watcher is added
+        self._pod_dispatch: dict[str, tuple[PodWatcher, ...]] = {}
+        self._pod_dispatch_for = 0
         # Told after a node's request totals changed (the scheduler's columnar node state).
         self.on_requests: Callable[[Node], None] | None = None
         # Told when a pod starts or stops counting on its node (bound, turned terminal, removed): the
@@ -185,8 +215,18 @@ class Store:
         self.changes.pods.add(pod.key)
         if pod.node_name:
             self.changes.nodes.add(pod.node_name)
-        for watcher in self.pod_watchers:
+        if self._pod_dispatch_for != len(self.pod_watchers):
+            self._index_pod_watchers()
+        for watcher in self._pod_dispatch[what]:
             watcher(what, pod)
+
+    def _index_pod_watchers(self) -> None:
+        watchers = self.pod_watchers
+        every = not self.dispatch_by_kind
+        self._pod_dispatch = {
+            what: tuple(w for w in watchers if every or what in getattr(w, "pod_changes", POD_CHANGES))
+            for what in POD_CHANGES}
+        self._pod_dispatch_for = len(watchers)
 
     # ---------------------------------------------------------------- nodes
 
@@ -261,6 +301,37 @@ class Store:
         pod.nominated_node_name = ""
         self._account(pod, +1)
         self._pod_changed("bound", pod)
+
+    def assign_pod(self, pod: Pod, node_name: str) -> None:
+        """The Binding subresource (pkg/registry/core/pod/storage setPodNodeAndMetadata): spec.nodeName
+        and the PodScheduled=True condition in one update, so watchers hear one change ("bound")."""
+        if self.one_write_per_update:
+            self.pod_conditions.set(pod, "PodScheduled", TRUE, "", "", self.now())
+        else:
+            self.set_pod_condition(pod, "PodScheduled", TRUE)
+        self.bind_pod(pod, node_name)
+
+    def set_pod_running(self, pod: Pod, conditions: tuple[str, ...]) -> None:
+        """The kubelet's status update once the containers run: phase Running and `conditions` True
+        in one write (the status manager patches the whole status), so watchers hear one change: a
+        phase change if the phase moved, otherwise a condition change if any condition did."""
+        if not self.one_write_per_update:
+            if pod.phase != RUNNING:
+                self.set_pod_phase(pod, RUNNING)
+            for ctype in conditions:
+                self.set_pod_condition(pod, ctype, TRUE)
+            return
+        moved = pod.phase != RUNNING
+        if moved:
+            pod.phase = RUNNING
+        now = self.now()
+        changed = False
+        for ctype in conditions:
+            changed |= self.pod_conditions.set(pod, ctype, TRUE, "", "", now)
+        if moved:
+            self._pod_changed("phase", pod)
+        elif changed:
+            self._pod_changed("condition", pod)
 
     def set_pod_phase(self, pod: Pod, phase: str, reason: str = "", message: str = "") -> None:
         was_terminal = pod.is_terminal()

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from .clock import PHASE_TAINT_EVICTION
 from .objects import NO_EXECUTE, TRUE, Node, Pod, Taint, Toleration
+from .store import watches
 
 if TYPE_CHECKING:
     from .simulation import Simulation
@@ -83,6 +84,7 @@ class TaintEvictionController:
         for pod in self.sim.store.pods_on(node.name):
             self._process_pod(pod, taints)
 
+    @watches("added", "bound", "removed")
     def _on_pod_event(self, what: str, pod: Pod) -> None:
         if what == "removed":
             # handlePodUpdate on a pod that is gone: cancelWorkWithEvent

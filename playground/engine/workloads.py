@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from .apiserver import AdmissionError
 from .clock import PHASE_WORKLOADS, Wakeup
+from .store import watches
 from .objects import (
     NO_CONDITIONS,
     DISK_PRESSURE_TAINT,
@@ -162,6 +163,7 @@ class WorkloadControllers:
 
     # ---------------------------------------------------------------- informers
 
+    @watches("added", "phase", "condition", "deleting", "removed")
     def _on_pod_event(self, what: str, pod: Pod) -> None:
         owner = pod.owner
         if owner is None:

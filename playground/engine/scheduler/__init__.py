@@ -33,8 +33,8 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from ..clock import PHASE_SCHEDULER, Wakeup
-from ..objects import FALSE, PREFER_NO_SCHEDULE, TRUE, Node, Pod, Taint
-from ..store import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
+from ..objects import FALSE, PREFER_NO_SCHEDULE, Node, Pod, Taint
+from ..store import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, watches
 from .framework import (
     ASSIGNED_POD_ADD,
     ASSIGNED_POD_DELETE,
@@ -283,6 +283,7 @@ class Scheduler:
 
     # ---------------------------------------------------------------- informers
 
+    @watches("added", "bound", "phase", "deleting", "nominated", "removed")
     def _on_pod_event(self, what: str, pod: Pod) -> None:
         if what == "nominated":
             self._index_nomination(pod)
@@ -867,8 +868,7 @@ class Scheduler:
         self.last_attempt.pop(pod.key, None)
         store.event("Normal", "Scheduled", pod.ref, f"Successfully assigned {pod.key} to {node.name}",
                     self.config.scheduler_name)
-        store.set_pod_condition(pod, "PodScheduled", TRUE)
-        store.bind_pod(pod, node.name)
+        store.assign_pod(pod, node.name)
 
     # ---------------------------------------------------------------- explanations
 

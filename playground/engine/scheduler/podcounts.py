@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..objects import LabelSelector, Pod
+from ..store import watches
 
 if TYPE_CHECKING:
     from ..store import Store
@@ -161,6 +162,7 @@ class PodCounts:
                     if not pods:
                         del self.with_affinity[node_name]
 
+    @watches("deleting")
     def _on_pod_event(self, what: str, pod: Pod) -> None:
         if what != "deleting":
             return

@@ -1,0 +1,174 @@
+"""One announcement per API update, and watchers called only for the changes they react to, against
+the plain reference: every field write announced on its own, every watcher told of every change.
+
+- Binding sets spec.nodeName and PodScheduled=True in one update (setPodNodeAndMetadata); the
+  kubelet's status patch sets phase Running, ContainersReady and Ready in one. The store announces
+  each once (`Store.one_write_per_update`); the reference announces each field as it is set.
+- Pod watchers marked with `watches` hear only those kinds of change (`Store.dispatch_by_kind`).
+
+Both must leave the same event log and the same state (the whole `sim --json` snapshot) on every
+shipped scenario and on random clusters with random operations. HYPOTHESIS_EXAMPLES raises the
+number of examples for a longer run.
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from conftest import make_sim, nodes_toml
+from scale_scenarios import scale_scenario
+
+from playground.engine import Operation, Simulation
+from playground.engine.report import snapshot
+from playground.engine.store import Store, watches
+from playground.scenario import load_scenario, parse_scenario
+
+EXAMPLES = int(os.environ.get("HYPOTHESIS_EXAMPLES", "15"))
+SCENARIOS = sorted((Path(__file__).resolve().parent.parent / "scenarios").glob("*.toml"))
+
+
+def reference_mode(on: bool) -> None:
+    Store.one_write_per_update = not on
+    Store.dispatch_by_kind = not on
+
+
+def run(build, plan=(), until: float = 0, reference: bool = False) -> dict:
+    reference_mode(reference)
+    try:
+        sim = build()
+        for delay, operation in plan:
+            sim.run_until(sim.clock.now / 1000 + delay)
+            apply(sim, operation)
+        sim.run_until(max(until, sim.clock.now / 1000 + 120))
+        return snapshot(sim)
+    finally:
+        reference_mode(False)
+
+
+def apply(sim: Simulation, operation: tuple) -> None:
+    kind, arg = operation
+    if kind == "scale":
+        deployment, replicas = arg
+        if deployment in sim.store.deployments:
+            sim.apply(Operation("scale", deployment=deployment, replicas=replicas))
+    elif kind == "delete-pod":
+        pods = sorted(sim.store.pods)
+        if pods:
+            ns, name = pods[arg % len(pods)].split("/")
+            sim.apply(Operation("delete-pod", pod=name, namespace=ns))
+    else:
+        nodes = sorted(sim.store.nodes)
+        if not nodes:
+            return
+        node = nodes[arg % len(nodes)]
+        if kind == "taint":
+            sim.apply(Operation("taint", node=node, taint="maint=yes:NoExecute"))
+        elif kind == "drain":
+            sim.apply(Operation("drain", node=node, ignore_daemonsets=True, delete_emptydir_data=True))
+        else:
+            sim.apply(Operation(kind, node=node))
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
+def test_shipped_scenarios_equal_the_reference(path):
+    scenario = load_scenario(path)
+    fast = run(lambda: Simulation(scenario), until=scenario.scenario.duration / 1000)
+    assert fast == run(lambda: Simulation(scenario), until=scenario.scenario.duration / 1000, reference=True)
+
+
+CLUSTER = nodes_toml("a-", 3, cpu="4", memory="8Gi") + nodes_toml("b-", 3, zone="zone-b", cpu="4", memory="8Gi") + """
+[[priorityClasses]]
+name = "high"
+value = 1000
+
+[[deployments]]
+name = "web"
+replicas = 10
+template = { labels = { app = "web" }, requests = { cpu = "500m", memory = "256Mi" }, stopDuration = "3s" }
+
+[[deployments]]
+name = "urgent"
+replicas = 0
+template = { priorityClassName = "high", labels = { app = "urgent" }, requests = { cpu = "2" } }
+
+[[podDisruptionBudgets]]
+name = "web"
+selector = { app = "web" }
+maxUnavailable = 1
+
+[[daemonSets]]
+name = "agent"
+template = { labels = { app = "agent" }, requests = { cpu = "50m" } }
+
+[[statefulSets]]
+name = "db"
+replicas = 3
+template = { labels = { app = "db" }, requests = { cpu = "250m" } }
+volumeClaimTemplate = "data"
+"""
+
+node_ops = st.sampled_from(["power-off", "power-on", "partition", "heal", "restart-kubelet", "shutdown",
+                            "cordon", "uncordon", "delete-node", "taint", "drain"])
+operation = st.one_of(
+    st.tuples(node_ops, st.integers(0, 20)),
+    st.tuples(st.just("delete-pod"), st.integers(0, 100)),
+    st.tuples(st.just("scale"), st.tuples(st.sampled_from(["web", "urgent", "app-0"]), st.integers(0, 14))),
+)
+plans = st.lists(st.tuples(st.integers(0, 90), operation), max_size=8)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plans)
+def test_random_operations_equal_the_reference(plan):
+    assert run(lambda: make_sim(CLUSTER), plan) == run(lambda: make_sim(CLUSTER), plan, reference=True)
+
+
+@settings(max_examples=max(2, EXAMPLES // 5), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10_000), plans)
+def test_generated_clusters_equal_the_reference(seed, plan):
+    text = scale_scenario(40, seed)
+    fast = run(lambda: Simulation(parse_scenario(text)), plan)
+    assert fast == run(lambda: Simulation(parse_scenario(text)), plan, reference=True)
+
+
+def test_a_bound_pod_is_announced_once_per_update():
+    sim = make_sim(nodes_toml("n-", 1) + """
+[[deployments]]
+name = "web"
+replicas = 1
+template = { labels = { app = "web" } }
+""")
+    heard = []
+    sim.store.pod_watchers.append(lambda what, pod: heard.append((sim.clock.now, what)))
+    sim.run_until(5)
+    # created; bound with PodScheduled (the kubelet, an earlier watcher, hears it first and writes
+    # Initialized, announced within); Running with ContainersReady and Ready
+    assert heard == [(0, "added"), (0, "condition"), (0, "bound"), (1000, "phase")]
+    pod = next(iter(sim.store.pods.values()))
+    assert [(c.type, c.status, c.last_transition_time) for c in pod.conditions.values()] == [
+        ("PodScheduled", "True", 0), ("Initialized", "True", 0), ("ContainersReady", "True", 1000),
+        ("Ready", "True", 1000)]
+
+
+def test_a_marked_watcher_hears_only_its_changes():
+    sim = make_sim(nodes_toml("n-", 1) + """
+[[deployments]]
+name = "web"
+replicas = 2
+template = { labels = { app = "web" } }
+""")
+    heard = []
+
+    @watches("bound", "removed")
+    def watcher(what, pod):
+        heard.append(what)
+
+    sim.store.pod_watchers.append(watcher)
+    sim.run_until(5)
+    sim.apply(Operation("scale", deployment="web", replicas=0))
+    sim.run_until(60)
+    assert heard == ["bound", "bound", "removed", "removed"]
+    with pytest.raises(ValueError):
+        watches("bond")

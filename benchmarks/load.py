@@ -1,6 +1,7 @@
 """Opening a large scenario from a TOML file: 5,000 nodes (nodePools) and 150,000 pods (Deployments).
 Prints CPU seconds (min and median of the runs) for parse, build, placing every initial pod through
-the scheduler's semantics, and the first tick; asserts nothing.
+the scheduler's semantics, and the first tick, and the process's memory once opened (RSS) and at its
+peak; asserts nothing.
 
 The scenario opens in its steady state: every pod created at t=0 is placed at t=0 (see the scheduler's
 docstring). On a revision without that, "place" runs ticks until no pod is pending.
@@ -14,6 +15,7 @@ import argparse
 import cProfile
 import gc
 import pstats
+import resource
 import statistics
 import sys
 import tempfile
@@ -32,6 +34,11 @@ def scenario_toml(nodes: int, pods: int, zones: int = 10, deployments: int = 30)
     """nodePools over `zones` zones and `deployments` Deployments of three sizes of requests."""
     sizes = (("100m", "128Mi"), ("250m", "512Mi"), ("500m", "1Gi"))
     return cluster_toml("load", nodes, pods, zones, deployments, sizes, attempts_per_tick=None)
+
+
+def rss_mib() -> float:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * resource.getpagesize() / 2**20
 
 
 def open_once(path: Path, progress: bool) -> tuple[dict[str, float], Simulation]:
@@ -74,9 +81,11 @@ def main() -> None:
             pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
             return
         runs: list[dict[str, float]] = []
+        opened_rss: list[float] = []
         for _ in range(args.runs):
             gc.collect()
             times, sim = open_once(path, args.progress)
+            opened_rss.append(rss_mib())
             bound = sum(1 for p in sim.store.pods.values() if p.node_name)
             runs.append(times)
             del sim
@@ -85,6 +94,9 @@ def main() -> None:
         for key in runs[0]:
             values = [r[key] for r in runs]
             print(f"  {key:20s} min {min(values):7.2f}   median {statistics.median(values):7.2f}")
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(f"memory once opened (RSS) min {min(opened_rss):.0f} MiB, median {statistics.median(opened_rss):.0f} MiB; "
+              f"peak RSS of the process {peak:.0f} MiB")
 
 
 if __name__ == "__main__":

@@ -90,6 +90,8 @@ class AttachDetachController:
 
     @staticmethod
     def volume_keys(pod: Pod) -> tuple[str, ...]:
+        if not pod.volume_claims:
+            return ()
         return tuple(f"{pod.namespace}/{claim}" for claim in pod.volume_claims)
 
     @watches("added", "bound", "phase", "deleting", "removed")  # a condition moves no volume

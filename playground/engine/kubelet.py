@@ -485,7 +485,7 @@ class Kubelet:
         container = Container(pod.key, pod.uid, grace_seconds=pod.termination_grace_period_seconds,
                               stop_duration=pod.stop_duration, volumes=self.sim.attachdetach.volume_keys(pod))
         self.containers[pod.key] = container
-        if not all(self.sim.attachdetach.attached(v, self.node_name) for v in container.volumes):
+        if container.volumes and not all(self.sim.attachdetach.attached(v, self.node_name) for v in container.volumes):
             container.waiting_volumes = True  # WaitForAttachAndMount
             return
         self._mount_and_start(container, pod)

@@ -42,6 +42,7 @@ made in the past). The simulation's state is everything but `scenario` and `hist
 
 from __future__ import annotations
 
+import gc
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -194,6 +195,7 @@ class Simulation:
         self.operations = Operations(self)
         self.expectation_results: list[ExpectationResult] = []
         self.history: History | None = None  # time travel (history.py), off until asked for
+        self._opened = False  # instant 0 has been run by run_until_ms (see _open)
         self.metrics: ClusterCounts | None = None  # figures for the plots, kept while history is on
         self.store.pod_watchers.append(self._kubelet_watch)
         self._register_handlers()
@@ -411,6 +413,25 @@ class Simulation:
         return self.store.take_changes()
 
     def run_until_ms(self, until: int) -> None:
+        if not self._opened:
+            self._opened = True
+            self._open()
+        self._run_to(until)
+
+    def _open(self) -> None:
+        """Instant 0, where a scenario opens in its steady state (every pod created at t=0 placed),
+        with the garbage collector paused: a big scenario makes millions of objects there and none
+        of them is garbage, so collections would only rescan them (about 7 % of opening 150,000
+        pods). The run is the same as without the pause."""
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            self._run_to(0)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _run_to(self, until: int) -> None:
         if self.history is not None:
             self.history.advance(until)  # follows the recorded future, samples the figures
         else:

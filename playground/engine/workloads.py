@@ -388,10 +388,11 @@ class WorkloadControllers:
         )
 
     def _unique_name(self, base: str, namespace: str) -> str:
-        rng = self.sim.rng
+        choice = self.sim.rng.choice
+        alphabet = NAME_ALPHABET
         while True:
-            suffix = "".join(rng.choice(NAME_ALPHABET) for _ in range(5))
-            name = f"{base}-{suffix}"
+            # five draws, first character first (as before: the shared RNG's sequence is unchanged)
+            name = f"{base}-{choice(alphabet)}{choice(alphabet)}{choice(alphabet)}{choice(alphabet)}{choice(alphabet)}"
             if f"{namespace}/{name}" not in self.sim.store.pods:
                 return name
 

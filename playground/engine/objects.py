@@ -621,10 +621,19 @@ class Event:
     source: str
     count: int = 1
     last_time: int = -1
+    # the rest of the recorder's key (EventRecorder): the involved object's uid and the recording
+    # process; and the Event's number in the log (1 = first recorded)
+    uid: str = ""
+    instance: str = ""
+    seq: int = 0
 
     def __post_init__(self) -> None:
         if self.last_time < 0:
             self.last_time = self.time
+
+    def key(self) -> tuple[str, ...]:
+        """The EventRecorder's key: a repeat of the same key is counted on this Event."""
+        return (self.source, self.instance, self.object, self.uid, self.type, self.reason, self.message)
 
     def as_dict(self) -> dict:
         return {

@@ -1,0 +1,72 @@
+"""The event recorder's index (events found by the hash of their key, checked against the Event's
+own fields, with a side table for keys whose hash another key took) against the plain reference:
+a dict from the whole key to its Event number, as the recorder kept before. Same Events, counts,
+times and log, bounded or not, with and without forced hash collisions."""
+
+from collections import deque
+
+from hypothesis import given, settings, strategies as st
+
+from playground.engine import store
+from playground.engine.objects import Event
+from playground.engine.store import EventRecorder
+
+
+class PlainRecorder:
+    def __init__(self, limit):
+        self.limit = limit
+        self.events = deque(maxlen=limit)
+        self.total = 0
+        self.seq = {}
+        self.by_key = {}
+
+    def record(self, now, key):
+        seq = self.seq.get(key)
+        if seq is not None and seq > self.total - len(self.events):
+            event = self.by_key[key]
+            event.count += 1
+            event.last_time = now
+            return event
+        source, instance, obj, uid, type_, reason, message = key
+        event = Event(now, type_, reason, obj, message, source)
+        self.events.append(event)
+        self.total += 1
+        self.seq[key] = self.total
+        self.by_key[key] = event
+        return event
+
+
+# few distinct keys, so that keys repeat, leave a short log and come back
+keys = st.tuples(st.sampled_from(["kubelet", "default-scheduler"]), st.sampled_from(["", "n-1#0", "n-1#1"]),
+                 st.sampled_from(["Pod/default/a", "Node/n-1"]), st.sampled_from(["", "uid-1"]),
+                 st.just("Normal"), st.sampled_from(["Killing", "Scheduled"]), st.just("m"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(keys, max_size=60), st.sampled_from([None, 1, 2, 3, 5]), st.sampled_from([None, 1, 3]))
+def test_recorder_index_equals_a_dict_of_whole_keys(writes, limit, buckets):
+    replay(writes, limit, buckets)
+
+
+def test_a_collided_key_back_after_leaving_the_log_keeps_the_other_keys_event():
+    x, k, f1, f2 = (("kubelet", "", obj, "", "Normal", "Killing", "m") for obj in ("Pod/x", "Pod/k", "Pod/f1", "Pod/f2"))
+    replay([x, k, f1, f2, x, k, x], limit=3, buckets=1)
+
+
+def replay(writes, limit, buckets):
+    now = [0]
+    recorder = EventRecorder(lambda: now[0], limit)
+    plain = PlainRecorder(limit)
+    if buckets:  # a hash of one or three values: keys share theirs with others
+        store.key_hash = lambda key: hash(key) % buckets
+    try:
+        for time, key in enumerate(writes):
+            now[0] = time
+            source, instance, obj, uid, type_, reason, message = key
+            got = recorder.record(type_, reason, obj, message, source, uid, instance)
+            want = plain.record(time, key)
+            assert (got.time, got.count, got.last_time) == (want.time, want.count, want.last_time)
+            assert [e.as_dict() for e in recorder.events] == [e.as_dict() for e in plain.events]
+            assert recorder.total == plain.total
+    finally:
+        store.key_hash = hash

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from ..clock import PHASE_SCHEDULER, Wakeup
-from ..objects import FALSE, PREFER_NO_SCHEDULE, Node, Pod, Taint
+from ..objects import FALSE, PREFER_NO_SCHEDULE, TRUE, Node, Pod, Taint
 from ..store import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, watches
 from .framework import (
     ASSIGNED_POD_ADD,

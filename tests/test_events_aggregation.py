@@ -111,8 +111,8 @@ def test_text_log_and_json_show_the_count(tmp_path, capsys):
 def test_an_expectation_at_a_repeat_matches_the_counted_event():
     sim = make_sim(PENDING + """
 [[expect]]
-at = "4s"
-event = { reason = "FailedScheduling", time = "3s" }
+at = "6s"
+event = { reason = "FailedScheduling", time = "5s" }
 """)
     sim.run_until(60)
     [result] = sim.expectation_results

@@ -256,10 +256,11 @@ affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution = [ { la
     sim.run_until(60_000)
     seen = [(e.time, e.reason, e.object, e.message) for e in sim.store.recorder.events
             if e.reason in ("FailedScheduling", "Preempted", "Scheduled") and e.time > 0]
-    assert seen[1][1:3] == ("FailedScheduling", "Pod/default/new")
-    assert seen[1][3] == "0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules."
-    assert seen[0][1] == "Preempted" and seen[0][2] in ("Pod/default/c1", "Pod/default/c2")
-    victim_node = "n-1" if seen[0][2] == "Pod/default/c1" else "n-2"
+    # async preemption (1.33+): the preemptor's FailedScheduling, then the victim's Preempted
+    assert seen[0][1:3] == ("FailedScheduling", "Pod/default/new")
+    assert seen[0][3] == "0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules."
+    assert seen[1][1] == "Preempted" and seen[1][2] in ("Pod/default/c1", "Pod/default/c2")
+    victim_node = "n-1" if seen[1][2] == "Pod/default/c1" else "n-2"
     assert seen[2] == (40_000, "Scheduled", "Pod/default/new", f"Successfully assigned default/new to {victim_node}")
     assert "default/other" in sim.store.pods
 

@@ -6,7 +6,7 @@ nominations, victims' grace periods, in-flight events, unresolvable nodes."""
 from __future__ import annotations
 
 import pytest
-from conftest import events, make_sim
+from conftest import BASE, events, make_sim
 
 from playground.engine import Operation
 from playground.engine.objects import TRUE, PodDisruptionBudget, PodTemplate
@@ -483,7 +483,9 @@ def test_nomination_is_cleared_when_preemption_finds_no_candidate():
 
 
 def test_victim_deleted_at_once_reaches_the_preemptor_as_an_in_flight_event():
-    sim = make_sim(NOMINATION.replace("terminationGracePeriodSeconds = 60", "terminationGracePeriodSeconds = 0"))
+    # synchronous preemption (up to 1.32): the victim goes inside the preemptor's cycle
+    sim = make_sim(NOMINATION.replace("terminationGracePeriodSeconds = 60", "terminationGracePeriodSeconds = 0"),
+                   header=BASE + 'kubernetesVersion = "1.32"\n')
     sim.run_until(10)
     pod = create_preemptor(sim, "p", priority=100, cpu="2")
     sim.run_until(10)

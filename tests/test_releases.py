@@ -131,3 +131,83 @@ def test_sim_json_names_the_release(tmp_path, capsys):
     assert main(["sim", str(path), "--until", "1s", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["kubernetesVersion"] == "1.32"
+
+
+PREEMPTION = """
+[[nodes]]
+name = "n-1"
+capacity = { cpu = "2", memory = "4Gi" }
+
+[[pods]]
+name = "victim"
+nodeName = "n-1"
+priority = 0
+terminationGracePeriodSeconds = 0
+requests = { cpu = "2" }
+
+[[pods]]
+name = "p"
+priority = 100
+requests = { cpu = "2" }
+"""
+
+
+@pytest.mark.parametrize("version, order, bound_at", [
+    # up to 1.32 the victims are deleted inside the preemptor's cycle, before its FailedScheduling;
+    # the deletion, seen while the pod was being scheduled, sends it through its 1 s backoff
+    ("1.32", ["Preempted Pod/default/victim", "FailedScheduling Pod/default/p"], 1000),
+    # from 1.33 (SchedulerAsyncPreemption) prepareCandidateAsync deletes them after the cycle has
+    # written the preemptor's failure; the deletion then moves the parked pod to backoffQ, which
+    # is popped at once while activeQ is empty (SchedulerPopFromBackoffQ)
+    ("1.33", ["FailedScheduling Pod/default/p", "Preempted Pod/default/victim"], 0),
+    ("1.35", ["FailedScheduling Pod/default/p", "Preempted Pod/default/victim"], 0),
+])
+def test_async_preemption_writes_the_preemptors_failure_before_the_victims_go(version, order, bound_at):
+    sim = make_sim(PREEMPTION, header=versioned(version))
+    sim.run_until(0)
+    at_zero = [f"{e.reason} {e.object}" for t, e in sim.occurrences
+               if t == 0 and e.reason in ("Preempted", "FailedScheduling")]
+    assert at_zero == order
+    pod = sim.store.pods["default/p"]
+    assert "default/victim" not in sim.store.pods  # deleted at 0 s in both (no grace period)
+    if bound_at:
+        assert pod.nominated_node_name == "n-1" and not pod.node_name
+    sim.run_until(2)
+    [scheduled] = events(sim, "Scheduled", pod.ref)
+    assert scheduled.time == bound_at and pod.node_name == "n-1"
+
+
+def test_async_preemption_clears_lower_priority_nominations_on_the_node():
+    body = """
+[[nodes]]
+name = "n-1"
+capacity = { cpu = "2", memory = "4Gi" }
+
+[[pods]]
+name = "victim"
+nodeName = "n-1"
+priority = 0
+terminationGracePeriodSeconds = 30
+requests = { cpu = "2" }
+
+[[pods]]
+name = "mid"
+priority = 50
+requests = { cpu = "2" }
+
+[[pods]]
+name = "top"
+at = "5s"
+priority = 100
+requests = { cpu = "2" }
+"""
+    for version in ("1.32", "1.35"):
+        sim = make_sim(body, header=versioned(version))
+        sim.run_until(0)
+        mid = sim.store.pods["default/mid"]
+        assert mid.nominated_node_name == "n-1"  # preempted the victim, waits for its 30 s grace
+        sim.run_until(5)
+        top = sim.store.pods["default/top"]
+        # top preempts nothing new (the victim is already going) but is nominated to n-1: mid's
+        # lower-priority nomination is cleared, by the goroutine from 1.33
+        assert top.nominated_node_name == "n-1" and mid.nominated_node_name in ("", None), version

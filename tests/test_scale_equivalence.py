@@ -99,9 +99,10 @@ def test_generated_scenario_matches_the_base_revision(tmp_path, base_tree, nodes
     scenario = tmp_path / "scale.toml"
     text = scale_scenario(nodes, seed)
     scenario.write_text(text)
-    # Kubernetes 1.33's texts are the base's (1.35 words TaintToleration's reason and PostFilter anew)
-    ours_scenario = tmp_path / "scale-1.33.toml"
-    ours_scenario.write_text(text.replace("[scenario]\n", '[scenario]\nkubernetesVersion = "1.33"\n', 1))
+    # Kubernetes 1.32's texts and queue are the base's (1.33 pops backoffQ early and preempts
+    # asynchronously; 1.35 words TaintToleration's reason and PostFilter anew)
+    ours_scenario = tmp_path / "scale-1.32.toml"
+    ours_scenario.write_text(text.replace("[scenario]\n", '[scenario]\nkubernetesVersion = "1.32"\n', 1))
     # cwd outside both trees, so that PYTHONPATH decides which playground runs.
     ours = sim_json(ROOT, ours_scenario, tmp_path, without_default_spread=True)
     base = sim_json(base_tree, scenario, tmp_path)

@@ -314,10 +314,9 @@ requests = { cpu = "2", memory = "512Mi" }
     assert sim.scheduler.queue_state(pod) == ("unschedulable", None)
     sim.apply(Operation("untaint", node="t-1", taint="key"))
     sim.run_until(0)
-    assert sim.scheduler.queue_state(pod) == ("backoff", 1000)  # the hint moved it; 1 s backoff
-    sim.run_until(1)
+    # the hint moved it to backoffQ; activeQ is empty, so it is popped at once (SchedulerPopFromBackoffQ)
     [scheduled] = events(sim, "Scheduled", pod.ref)
-    assert scheduled.message == "Successfully assigned default/big to t-1" and scheduled.time == 1000
+    assert scheduled.message == "Successfully assigned default/big to t-1" and scheduled.time == 0
     assert pod.conditions["PodScheduled"].status == "True" and pod.key not in sim.scheduler.last_attempt
 
 
@@ -338,11 +337,13 @@ def test_no_nodes_at_all():
     pod = sim.store.pods["default/p"]
     [event] = events(sim, "FailedScheduling")
     assert event.message == "no nodes available to schedule pods"
-    assert sim.scheduler.queue_state(pod) == ("backoff", 1000)
-    sim.run_until(1)
+    # rejected by no plugin: podErrorBackoffQ, never popped early; 0 s + 1 s is in the window
+    # [1 s, 2 s), released by the flush at 2 s
+    assert sim.scheduler.queue_state(pod) == ("backoff", 2000)
+    sim.run_until(2)
     [event] = events(sim, "FailedScheduling")  # the same message again: one Event, counted
-    assert (event.count, event.time, event.last_time) == (2, 0, 1000)
-    assert sim.scheduler.queue_state(pod) == ("backoff", 3000)  # rejected by no plugin: backoff, not parked
+    assert (event.count, event.time, event.last_time) == (2, 0, 2000)
+    assert sim.scheduler.queue_state(pod) == ("backoff", 5000)  # 2 s + 2 s: window [4 s, 5 s)
 
 
 # ---------------------------------------------------------------- scenario format

@@ -3,7 +3,7 @@ queueing hints) that move pods out of it, the 5-minute leftover flush, attemptsP
 
 from __future__ import annotations
 
-from conftest import events, make_sim, nodes_toml, occurrence_times
+from conftest import BASE, events, make_sim, nodes_toml, occurrence_times
 
 from playground.engine import Operation
 from playground.engine.objects import PodTemplate
@@ -88,8 +88,13 @@ def delete_at(sim, seconds: float, pod: str) -> None:
     sim.run_until(seconds)
 
 
+def versioned(version: str) -> str:
+    return BASE + f'kubernetesVersion = "{version}"\n'
+
+
 def test_a_helpful_event_moves_a_pod_through_backoff_that_doubles():
-    sim = make_sim(FULL)
+    # up to 1.32: a pod moved to backoffQ waits there until its backoff is over
+    sim = make_sim(FULL, header=versioned("1.32"))
     sim.run_until(10)
     pod = sim.store.pods["default/waiting"]
     assert attempt_times(sim) == [10_000] and sim.scheduler.queue_state(pod) == ("unschedulable", None)
@@ -109,7 +114,7 @@ def test_a_helpful_event_moves_a_pod_through_backoff_that_doubles():
 
 
 def test_backoff_flush_runs_on_the_one_second_ticker():
-    sim = make_sim(FULL.replace('at = "10s"', 'at = "10200ms"'))
+    sim = make_sim(FULL.replace('at = "10s"', 'at = "10200ms"'), header=versioned("1.32"))
     sim.run_until(10.2)
     assert attempt_times(sim) == [10_200]
     delete_at(sim, 10.5, "filler-1")
@@ -119,6 +124,89 @@ def test_backoff_flush_runs_on_the_one_second_ticker():
     assert attempt_times(sim) == [10_200]  # backoff over at 11.2 s, but the flush ticks on whole seconds
     sim.run_until(12)
     assert attempt_times(sim) == [10_200, 12_000]
+
+
+def test_from_1_33_a_pod_moved_to_backoffq_is_popped_at_once_when_activeq_is_empty():
+    # SchedulerPopFromBackoffQ: the same events as above, each retry at the event's instant
+    sim = make_sim(FULL, header=versioned("1.33"))
+    sim.run_until(10)
+    pod = sim.store.pods["default/waiting"]
+    assert attempt_times(sim) == [10_000] and sim.scheduler.queue_state(pod) == ("unschedulable", None)
+    delete_at(sim, 10.5, "filler-1")
+    assert attempt_times(sim) == [10_000, 10_500]  # not 11 s: backoffQ is popped while activeQ is empty
+    assert sim.scheduler.queue_state(pod) == ("unschedulable", None)
+    delete_at(sim, 11.2, "filler-2")
+    assert attempt_times(sim) == [10_000, 10_500, 11_200]  # its 2 s backoff would end at 12.5 s
+    delete_at(sim, 30, "filler-3")
+    assert attempt_times(sim) == [10_000, 10_500, 11_200, 30_000]
+
+
+def test_from_1_33_pods_of_activeq_go_first_and_backoff_ends_in_whole_second_windows():
+    # A pod of backoffQ waits while activeQ has pods; its backoff (10.2 s + 1 s = 11.2 s) falls in
+    # the window [11 s, 12 s), which the flush at 12 s releases (1.32: the flush at 12 s too, as the
+    # expiry is not a whole second; see the next test).
+    queue = SchedulingQueue(1000, 10_000, pop_from_backoff=True)
+    queue.add("a", 0, 10_200)
+    info = queue.pop()
+    info.unschedulable_plugins = frozenset({"NodeResourcesFit"})
+    queue.add_unschedulable(info, 10_200)
+    queue.move_all(10_500)
+    assert info.where == "backoff" and queue.backoff_expiry(info) == 11_000
+    assert queue.backing_off(info, 11_999) and not queue.backing_off(info, 12_000)
+    assert queue.next_backoff_expiry() == 12_000
+    assert queue.flush_backoff(11_999) == 0 and queue.flush_backoff(12_000) == 1
+    assert queue.pop().key == "a"
+
+
+def test_from_1_33_a_backoff_ending_on_a_whole_second_waits_for_the_next_flush():
+    def expiry_released(pop_from_backoff: bool) -> int:
+        queue = SchedulingQueue(1000, 10_000, pop_from_backoff=pop_from_backoff)
+        queue.add("a", 0, 10_000)
+        info = queue.pop()
+        info.unschedulable_plugins = frozenset({"NodeResourcesFit"})
+        queue.add_unschedulable(info, 10_000)
+        queue.move_all(10_000)
+        for now in range(10_000, 20_000, 1000):
+            if queue.flush_backoff(now):
+                return now
+        return -1
+
+    # failed at 10 s, 1 s backoff: 1.32's flush at 11 s releases it; from 1.33 its window is
+    # [11 s, 12 s) and it is still backing off until 12 s
+    assert expiry_released(False) == 11_000
+    assert expiry_released(True) == 12_000
+
+
+def test_from_1_33_backoffq_is_ordered_by_window_then_priority_and_error_pods_wait():
+    queue = SchedulingQueue(1000, 10_000, pop_from_backoff=True)
+    for key, priority, failed in (("low", 0, 10_100), ("high", 100, 10_800), ("later", 1000, 11_100),
+                                  ("error", 5000, 10_000)):
+        queue.add(key, priority, failed)
+        info = queue.pop()
+        if key != "error":
+            info.unschedulable_plugins = frozenset({"NodeResourcesFit"})
+            queue.add_unschedulable(info, failed)
+        else:  # an error (no rejecting plugin): podErrorBackoffQ
+            queue.requeue_backoff(info, failed)
+    queue.move_all(11_150)
+    assert queue.pop() is None
+    # low's backoff ends at 11.1 s, high's at 11.8 s: the same window, so priority decides
+    assert [queue.pop_backoff().key for _ in range(3)] == ["high", "low", "later"]
+    assert queue.pop_backoff() is None and not queue.has_backoff()
+    assert queue.flush_backoff(11_999) == 0 and queue.flush_backoff(12_000) == 1  # error: window 11 s
+    assert queue.pop().key == "error"
+
+
+def test_up_to_1_32_backoffq_is_ordered_by_expiry():
+    queue = SchedulingQueue(1000, 10_000)
+    for key, priority, failed in (("low", 0, 10_100), ("high", 100, 10_800)):
+        queue.add(key, priority, failed)
+        info = queue.pop()
+        info.unschedulable_plugins = frozenset({"NodeResourcesFit"})
+        queue.add_unschedulable(info, failed)
+    queue.move_all(11_000)
+    assert queue.next_backoff_expiry() == 11_100
+    assert queue.flush_backoff(11_100) == 1 and queue.pop().key == "low"
 
 
 def test_unhelpful_events_leave_the_pod_parked():
@@ -242,11 +330,35 @@ name = "waiting"
 at = "5s"
 requests = { cpu = "1" }
 """
-    sim = make_sim(body)
+    sim = make_sim(body, header=versioned("1.32"))
     sim.run_until(5)
     pod = sim.store.pods["default/waiting"]
     assert sim.scheduler.queue_state(pod) == ("unschedulable", None)
     delete_at(sim, 5, "blocker")  # same instant, the budget of this tick is spent
     assert sim.scheduler.queue_state(pod) == ("backoff", 6000)
     sim.run_until(6)
-    assert pod.node_name == "n-1"
+    assert pod.node_name == "n-1" and events(sim, "Scheduled", pod.ref)[0].time == 6000
+
+
+def test_from_1_33_a_pod_in_backoffq_is_popped_on_the_next_tick_when_the_budget_is_spent():
+    body = nodes_toml("n-", 1, cpu="1", memory="1Gi") + "\n[scheduler]\nattemptsPerTick = 1\n" + """
+[[pods]]
+name = "blocker"
+nodeName = "n-1"
+terminationGracePeriodSeconds = 0
+requests = { cpu = "1" }
+
+[[pods]]
+name = "waiting"
+at = "5s"
+requests = { cpu = "1" }
+"""
+    sim = make_sim(body, header=versioned("1.33"))
+    sim.run_until(5)
+    pod = sim.store.pods["default/waiting"]
+    delete_at(sim, 5, "blocker")
+    # backoff 5 s + 1 s falls in the window [6 s, 7 s): released by the flush at 7 s at the latest
+    assert sim.scheduler.queue_state(pod) == ("backoff", 7000)
+    sim.run_until(6)
+    # activeQ is empty: the next tick pops it from backoffQ
+    assert events(sim, "Scheduled", pod.ref)[0].time == 5000 + sim.tick

@@ -341,10 +341,11 @@ topologySpreadConstraints = [ { maxSkew = 1, topologyKey = "topology.kubernetes.
             if e.reason in ("FailedScheduling", "Preempted", "Scheduled") and e.time > 0]
     # a-1: w1 and w2 removed, a = 0, min 0: fits; w1 reprieved (1 + 1 - 1 <= 1), w2 is the victim.
     # b-1: w3 must go for cpu. One victim of priority 0 each: the seeded tie-break picks a-1.
+    # Async preemption (1.33+): the preemptor's FailedScheduling is written before the victim goes.
     assert seen == [
-        (10_000, "Preempted", "Pod/default/w2", "Preempted by pod uid-00000006 on node a-1"),
         (10_000, "FailedScheduling", "Pod/default/new", "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) "
                                                         "didn't match pod topology spread constraints."),
+        (10_000, "Preempted", "Pod/default/w2", "Preempted by pod uid-00000006 on node a-1"),
         (40_000, "Scheduled", "Pod/default/new", "Successfully assigned default/new to a-1"),
     ]
 

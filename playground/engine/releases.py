@@ -11,10 +11,16 @@ defaults and texts that differ between the supported releases:
 - DynamicResources' PostFilter (DRA GA and on by default from 1.34) runs before DefaultPreemption
   and, for a pod without claims, adds "no new claims to deallocate" to the PostFilter message, so
   FailedScheduling reads "... no new claims to deallocate, preemption: ...".
-- SchedulerPopFromBackoffQ (beta, on from 1.33): with activeQ empty the scheduler pops a pod whose
-  backoff has not expired yet.
-- SchedulerAsyncPreemption (beta, on from 1.33): the victims are deleted in a goroutine after the
-  preemptor's FailedScheduling event, so the event precedes the Preempted events.
+- SchedulerPopFromBackoffQ (beta, on from 1.33; KEP-5142, pkg/scheduler/backend/queue
+  backoff_queue.go and active_queue.go): with activeQ empty the scheduler pops the first pod of
+  backoffQ, backoff over or not (never one of podErrorBackoffQ); backoff expiries are truncated to
+  1 s windows, a pod backs off until the window after its own, and backoffQ is ordered by window
+  and then as activeQ (scheduler/queue.py).
+- SchedulerAsyncPreemption (beta, on from 1.33; KEP-4832, framework/preemption/preemption.go
+  prepareCandidateAsync): the victims are deleted in a goroutine that starts after the failed cycle
+  wrote the preemptor's FailedScheduling event, nominatedNodeName and PodScheduled condition; it
+  clears lower-priority nominations on the node first. The event precedes the Preempted events
+  (Scheduler.prepare_candidate).
 """
 
 from __future__ import annotations

@@ -249,7 +249,11 @@ class Scheduler:
     def __init__(self, sim: "Simulation", config: SchedulerConfig) -> None:
         self.sim = sim
         self.config = config
-        self.queue = SchedulingQueue(config.pod_initial_backoff_seconds * 1000, config.pod_max_backoff_seconds * 1000)
+        self.queue = SchedulingQueue(config.pod_initial_backoff_seconds * 1000, config.pod_max_backoff_seconds * 1000,
+                                     sim.release.pop_from_backoff_q)
+        # SchedulerPopFromBackoffQ: pods popped from backoffQ at this instant (each at most once an
+        # instant, where kube-scheduler would retry it a cycle later)
+        self._popped_backoff: tuple[int, set[str]] = (-1, set())
         self.filters = DEFAULT_FILTERS
         self.scores = DEFAULT_SCORES
         self.next_start = 0
@@ -275,6 +279,9 @@ class Scheduler:
         self._cycle: Cycle | None = None
         # PostFilter: DefaultPreemption (set to None to run without preemption).
         self.preemption: DefaultPreemption | None = DefaultPreemption(self)
+        # SchedulerAsyncPreemption: the candidates a failing cycle's PostFilter chose, prepared (victims
+        # deleted) once the cycle has written its failure (None outside a failure's handling).
+        self._async_candidates: list | None = None
         # Told (placed, pods to place) while the pods created at t=0 are placed: a large scenario
         # takes a while to open, and the CLI and the TUI show how far it got.
         self.progress: Callable[[int, int], None] | None = None
@@ -434,6 +441,8 @@ class Scheduler:
             cycles = 0
             while self._budget_used < attempts:
                 info = queue.pop()
+                if info is None and queue.pop_from_backoff:
+                    info = self._pop_backoff(now)
                 if info is None:
                     break
                 if progress is not None and cycles % 1000 == 0:
@@ -456,9 +465,22 @@ class Scheduler:
                 progress(cycles, total)
         self._rearm(now)
 
+    def _pop_backoff(self, now: int):
+        """activeQ is empty: the next pod of backoffQ (SchedulerPopFromBackoffQ)."""
+        if self._popped_backoff[0] != now:
+            self._popped_backoff = (now, set())
+        popped = self._popped_backoff[1]
+        info = self.queue.pop_backoff(popped)
+        if info is not None:
+            popped.add(info.key)
+        return info
+
     def _rearm(self, now: int) -> None:
         if self.queue.has_active():
             self._kick(now)
+        elif self.queue.pop_from_backoff and self.queue.has_backoff():
+            # only pods already retried at this instant are left in backoffQ: the next tick
+            self._kick((now // self.sim.tick + 1) * self.sim.tick)
         else:
             expiry = self.queue.next_backoff_expiry()
             if expiry is not None:
@@ -836,8 +858,13 @@ class Scheduler:
         num_nodes = len(store.nodes)
         post_message = ""
         nominate: str | None = "" if error else None  # None: leave the nomination as it is
+        prepared: list = []
         if not error and self.preemption is not None:
-            nominate, post_message = self.preemption.post_filter(pod, diagnosis)
+            self._async_candidates = prepared if self.sim.release.async_preemption else None
+            try:
+                nominate, post_message = self.preemption.post_filter(pod, diagnosis)
+            finally:
+                self._async_candidates = None
             if post_message:
                 post_message = self.sim.release.post_filter_message(post_message)
         message = error or diagnosis.message(num_nodes, post_message, self.sim.release.reason_text)
@@ -861,6 +888,28 @@ class Scheduler:
                 self.queue.requeue_backoff(info, now)
             else:
                 self.queue.add_unschedulable(info, now)
+        for candidate, preemptor in prepared:
+            self._prepare_candidate_async(candidate, preemptor)
+
+    def prepare_candidate(self, candidate, preemptor: Pod) -> None:
+        """DefaultPreemption acts on its chosen candidate: at once (prepareCandidate), or with
+        SchedulerAsyncPreemption (1.33+) in prepareCandidateAsync's goroutine, which starts once
+        the failed cycle has written the preemptor's FailedScheduling event, nominatedNodeName and
+        PodScheduled condition. The goroutine's API calls take no time here: the victims go at
+        the same instant, after the preemptor's event."""
+        if self._async_candidates is not None:
+            self._async_candidates.append((candidate, preemptor))
+        else:
+            self.preemption.prepare_candidate(candidate, preemptor)
+
+    def _prepare_candidate_async(self, candidate, preemptor: Pod) -> None:
+        """prepareCandidateAsync's goroutine: lower-priority pods nominated to the node lose their
+        nomination first, then the victims are deleted."""
+        store = self.sim.store
+        for other in self.nominated_pods(candidate.node):
+            if other.priority < preemptor.priority and other.key != preemptor.key:
+                store.set_nominated_node(other, "")
+        self.preemption.prepare_candidate(candidate, preemptor)
 
     def bind(self, pod: Pod, node: Node) -> None:
         store = self.sim.store
@@ -877,7 +926,7 @@ class Scheduler:
         info = self.queue.infos.get(pod.key)
         if info is None:
             return "", None
-        expiry = self.queue.backoff_expiry(info) if info.where == "backoff" else None
+        expiry = self.queue.backoff_over(self.queue.backoff_expiry(info)) if info.where == "backoff" else None
         return info.where, expiry
 
 

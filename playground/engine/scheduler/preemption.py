@@ -204,7 +204,7 @@ class DefaultPreemption:
                                         Status(UNSCHEDULABLE_AND_UNRESOLVABLE, (NOT_HELPFUL,)))
             return "", message
         best = self.select_candidate(candidates)
-        self.prepare_candidate(best, pod)
+        self.scheduler.prepare_candidate(best, pod)  # at once, or after the cycle (async preemption)
         return best.node, ""
 
     # ---------------------------------------------------------------- eligibility

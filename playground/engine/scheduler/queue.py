@@ -5,6 +5,13 @@ goes to unschedulablePods; a cluster event that may help moves it to backoffQ (i
 not expired) or activeQ; backoffQ is flushed every second; pods left in unschedulablePods for
 5 minutes are moved by a flush every 30 s. Backoff doubles from podInitialBackoffSeconds to
 podMaxBackoffSeconds with the number of attempts.
+
+SchedulerPopFromBackoffQ (on from 1.33, KEP-5142; backoff_queue.go, active_queue.go): a backoff
+expiry is truncated to its 1 s ordering window and a pod counts as backing off until the window
+after it (so the flush at the whole second T releases the windows before T); backoffQ is ordered by
+window, then as activeQ orders pods; and when activeQ is empty the scheduler pops the next pod of
+backoffQ at once, backoff or not. Pods that failed with an error (no rejecting plugin) wait in their
+own backoffQ (podErrorBackoffQ), which is never popped early.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from typing import Callable
 
 ACTIVE, BACKOFF, UNSCHEDULABLE, IN_FLIGHT = "active", "backoff", "unschedulable", "scheduling"
 MAX_IN_UNSCHEDULABLE_MS = 5 * 60_000
+ORDERING_WINDOW_MS = 1000  # backoffQOrderingWindowDuration
 
 
 @dataclass(slots=True)
@@ -32,12 +40,16 @@ class QueuedPodInfo:
 
 
 class SchedulingQueue:
-    def __init__(self, initial_backoff_ms: int = 1000, max_backoff_ms: int = 10_000) -> None:
+    def __init__(self, initial_backoff_ms: int = 1000, max_backoff_ms: int = 10_000,
+                 pop_from_backoff: bool = False) -> None:
         self.initial_backoff = initial_backoff_ms
         self.max_backoff = max_backoff_ms
+        self.pop_from_backoff = pop_from_backoff
         self.infos: dict[str, QueuedPodInfo] = {}
         self._active: list[tuple[int, int, int, str]] = []
-        self._backoff: list[tuple[int, int, str]] = []
+        # (expiry, token, key); with pop_from_backoff (window, -priority, queued at, token, key)
+        self._backoff: list[tuple] = []
+        self._error_backoff: list[tuple] = []  # podErrorBackoffQ (pop_from_backoff only)
         self.unschedulable: dict[str, QueuedPodInfo] = {}
         self._token = 0
 
@@ -62,7 +74,26 @@ class SchedulingQueue:
         return duration
 
     def backoff_expiry(self, info: QueuedPodInfo) -> int:
-        return info.timestamp + self.backoff_duration(info.attempts)
+        """getBackoffTime: with pop_from_backoff the expiry's 1 s window (-1 before any attempt)."""
+        if not self.pop_from_backoff:
+            return info.timestamp + self.backoff_duration(info.attempts)
+        if info.attempts == 0:
+            return -1
+        expiry = info.timestamp + self.backoff_duration(info.attempts)
+        return expiry - expiry % ORDERING_WINDOW_MS
+
+    def backing_off(self, info: QueuedPodInfo, now: int) -> bool:
+        """isPodBackingoff."""
+        return self._backing_off(self.backoff_expiry(info), now)
+
+    def _backing_off(self, expiry: int, now: int) -> bool:
+        if not self.pop_from_backoff:
+            return expiry > now
+        return expiry >= now - now % ORDERING_WINDOW_MS
+
+    def backoff_over(self, expiry: int) -> int:
+        """The first instant at which a pod whose backoff expires at `expiry` no longer backs off."""
+        return expiry + ORDERING_WINDOW_MS if self.pop_from_backoff else expiry
 
     def _next_token(self) -> int:
         self._token += 1
@@ -76,7 +107,11 @@ class SchedulingQueue:
     def _push_backoff(self, info: QueuedPodInfo) -> None:
         info.where = BACKOFF
         info.token = self._next_token()
-        heapq.heappush(self._backoff, (self.backoff_expiry(info), info.token, info.key))
+        if not self.pop_from_backoff:
+            heapq.heappush(self._backoff, (self.backoff_expiry(info), info.token, info.key))
+            return
+        entry = (self.backoff_expiry(info), -info.priority, info.timestamp, info.token, info.key)
+        heapq.heappush(self._backoff if info.unschedulable_plugins else self._error_backoff, entry)
 
     # ---------------------------------------------------------------- API
 
@@ -93,7 +128,7 @@ class SchedulingQueue:
             self.unschedulable.pop(key, None)
 
     def has_active(self) -> bool:
-        self._clean(self._active, ACTIVE, 2)
+        self._clean(self._active, ACTIVE)
         return bool(self._active)
 
     def pop(self) -> QueuedPodInfo | None:
@@ -105,6 +140,35 @@ class SchedulingQueue:
                 info.attempts += 1
                 return info
         return None
+
+    def pop_backoff(self, skip: set[str] = frozenset()) -> QueuedPodInfo | None:
+        """popBackoff (activeQ is empty): the first pod of backoffQ, backing off or not; never one
+        of podErrorBackoffQ. Pods in `skip` stay (already popped so at this instant)."""
+        heap = self._backoff
+        self._clean(heap, BACKOFF)
+        kept = []
+        found = None
+        while heap:
+            entry = heapq.heappop(heap)
+            info = self.infos.get(entry[-1])
+            if info is None or info.token != entry[-2] or info.where != BACKOFF:
+                continue
+            if info.key in skip:
+                kept.append(entry)
+                continue
+            found = info
+            break
+        for entry in kept:
+            heapq.heappush(heap, entry)
+        if found is not None:
+            found.where = IN_FLIGHT
+            found.attempts += 1
+        return found
+
+    def has_backoff(self) -> bool:
+        """backoffQ (not podErrorBackoffQ) holds a pod."""
+        self._clean(self._backoff, BACKOFF)
+        return bool(self._backoff)
 
     def done(self, key: str) -> None:
         """The pod was bound (or left the scheduler): forget it."""
@@ -156,21 +220,24 @@ class SchedulingQueue:
 
     def _requeue(self, info: QueuedPodInfo, now: int) -> None:
         info.unschedulable_since = None
-        if self.backoff_expiry(info) > now:
+        if self.backing_off(info, now):
             self._push_backoff(info)
         else:
             self._push_active(info)
 
     def flush_backoff(self, now: int) -> int:
+        """flushBackoffQCompleted: backoffQ, then podErrorBackoffQ."""
+        return self._flush(self._backoff, now) + self._flush(self._error_backoff, now)
+
+    def _flush(self, heap: list, now: int) -> int:
         moved = 0
-        heap = self._backoff
         while heap:
-            expiry, token, key = heap[0]
-            info = self.infos.get(key)
-            if info is None or info.token != token or info.where != BACKOFF:
+            entry = heap[0]
+            info = self.infos.get(entry[-1])
+            if info is None or info.token != entry[-2] or info.where != BACKOFF:
                 heapq.heappop(heap)
                 continue
-            if expiry > now:
+            if self._backing_off(entry[0], now):
                 break
             heapq.heappop(heap)
             self._push_active(info)
@@ -178,8 +245,13 @@ class SchedulingQueue:
         return moved
 
     def next_backoff_expiry(self) -> int | None:
-        self._clean(self._backoff, BACKOFF, 1)
-        return self._backoff[0][0] if self._backoff else None
+        """The earliest instant at which a pod of backoffQ stops backing off."""
+        expiries = []
+        for heap in (self._backoff, self._error_backoff):
+            self._clean(heap, BACKOFF)
+            if heap:
+                expiries.append(self.backoff_over(heap[0][0]))
+        return min(expiries) if expiries else None
 
     def flush_unschedulable_leftover(self, now: int) -> int:
         stale = [k for k, info in self.unschedulable.items()
@@ -188,10 +260,10 @@ class SchedulingQueue:
             self._requeue(self.unschedulable.pop(key), now)
         return len(stale)
 
-    def _clean(self, heap: list, where: str, token_index: int) -> None:
+    def _clean(self, heap: list, where: str) -> None:
         while heap:
             entry = heap[0]
             info = self.infos.get(entry[-1])
-            if info is not None and info.token == entry[token_index] and info.where == where:
+            if info is not None and info.token == entry[-2] and info.where == where:
                 return
             heapq.heappop(heap)

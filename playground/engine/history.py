@@ -36,6 +36,7 @@ from __future__ import annotations
 import copyreg
 import gc
 import io
+import operator
 import pickle
 import types
 import weakref
@@ -70,6 +71,68 @@ def _new_operations(sim: "Simulation", history: list) -> Operations:
     ops = Operations(sim)
     ops.history = history
     return ops
+
+
+# ---------------------------------------------------------------- slotted objects as value tuples
+
+# A slotted object is pickled by default as its class plus a dict {slot name: value}, which loading
+# builds and then applies one setattr at a time: at 150,000 pods (35 slots each) that is most of the
+# cost of going back. Instead the object is created empty (NEWOBJ, memoized first, so cycles stay
+# fine) and its values, one tuple in slot order, are assigned by a function compiled once per class
+# (`o.a, o.b, ... = values`: specialised slot stores). Loading pods this way is about 3 times faster.
+_SLOT_WRITERS: dict[type, types.FunctionType] = {}
+_SLOT_READERS: dict[type, "operator.attrgetter | None"] = {}
+_WRITER_CLASS: dict[types.FunctionType, type] = {}
+
+
+def _slot_writer(cls: type) -> types.FunctionType:
+    """The function that assigns a tuple of values to the slots of a `cls` object, in slot order
+    (the pickled form of that function, so a checkpoint holds it once per class)."""
+    writer = _SLOT_WRITERS.get(cls)
+    if writer is None:
+        targets = "".join(f"o.{name}, " for name in copyreg._slotnames(cls))
+        namespace: dict = {}
+        exec(f"def write_slots(o, values):\n    {targets}= values\n", namespace)  # noqa: S102
+        writer = _SLOT_WRITERS[cls] = namespace["write_slots"]
+        _WRITER_CLASS[writer] = cls
+    return writer
+
+
+def _slot_reader(cls: type) -> "operator.attrgetter | None":
+    """The getter of a class's slot values as one tuple, or None when its objects keep the default
+    pickling: not slotted all the way (a __dict__), a class that pickles or sets attributes its own
+    way (frozen dataclasses, __getstate__, __reduce__), or no slots at all."""
+    if cls in _SLOT_READERS:
+        return _SLOT_READERS[cls]
+    reader = None
+    names = copyreg._slotnames(cls)
+    plain = (all("__slots__" in c.__dict__ for c in cls.__mro__[:-1])
+             and cls.__dictoffset__ == 0
+             and cls.__setattr__ is object.__setattr__
+             and cls.__reduce_ex__ is object.__reduce_ex__ and cls.__reduce__ is object.__reduce__
+             and cls.__getstate__ is object.__getstate__ and not hasattr(cls, "__setstate__"))
+    if plain and len(names) > 1:  # attrgetter of one name returns the value, not a tuple
+        reader = operator.attrgetter(*names)
+        _slot_writer(cls)
+    _SLOT_READERS[cls] = reader
+    return reader
+
+
+class _CheckpointPickler(pickle.Pickler):
+    def reducer_override(self, obj):
+        cls = type(obj)
+        if cls in self.dispatch_table:
+            return NotImplemented
+        if cls is types.FunctionType and obj in _WRITER_CLASS:
+            return _slot_writer, (_WRITER_CLASS[obj],)
+        reader = _slot_reader(cls)
+        if reader is None:
+            return NotImplemented
+        try:
+            values = reader(obj)
+        except AttributeError:  # a slot never set: the default pickling leaves it unset too
+            return NotImplemented
+        return copyreg.__newobj__, (cls,), values, None, None, _SLOT_WRITERS[cls]
 
 
 def _new_condition_cache(limit: int, dicts: dict) -> ConditionCache:
@@ -306,7 +369,7 @@ class History:
         token = id(sim)
         _live[token] = sim
         buffer = io.BytesIO()
-        pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+        pickler = _CheckpointPickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
         table = copyreg.dispatch_table.copy()
         table[type(sim)] = lambda s: (_live_simulation, (token,), {k: v for k, v in s.__dict__.items()
                                                                   if k not in NOT_STATE})

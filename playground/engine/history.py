@@ -37,7 +37,10 @@ import copyreg
 import gc
 import io
 import operator
+import os
 import pickle
+import sys
+import tempfile
 import types
 import weakref
 from dataclasses import dataclass, field
@@ -53,6 +56,9 @@ if TYPE_CHECKING:
 
 DEFAULT_BUDGET = 256 * 2**20  # bytes of checkpoints kept
 KEEP_NEWEST = 4  # checkpoints never thinned, so the last minutes stay cheap to step back through
+# Pods and nodes from which a checkpoint is written by a forked child (see _Writer): below it, pickling
+# in-process takes a few ms and costs less than a fork.
+FORK_FROM = 20_000
 # Attributes of a Simulation that are not its state: the scenario (read-only, shared) and the history.
 NOT_STATE = ("scenario", "history")
 
@@ -148,7 +154,56 @@ def _new_condition_cache(limit: int, dicts: dict) -> ConditionCache:
 class Checkpoint:
     time: int
     applied: int  # how many logged operations the state includes
-    data: bytes
+    data: bytes  # empty while a forked child is still writing it (History.writer)
+
+
+class _Writer:
+    """A checkpoint being written by a forked child, so that the engine thread does not stall.
+
+    At 150,000 pods pickling the state takes seconds of CPU. After fork() the child holds a
+    copy-on-write image of the state at this instant: it pickles that image into an unlinked temporary
+    file and exits, while the parent runs on. The parent collects the bytes when the child has exited
+    (polled once per instant with work, or waited for when the checkpoint is needed). Only the forking
+    thread exists in the child, and it touches nothing but the state and the file, so the other
+    threads' locks (the TUI's) do not matter; it leaves with os._exit (no atexit, no stdio flush)."""
+
+    __slots__ = ("checkpoint", "pid", "file", "child_cpu")
+
+    def __init__(self, checkpoint: Checkpoint, dump) -> None:
+        self.checkpoint = checkpoint
+        self.file = tempfile.TemporaryFile()
+        self.child_cpu = 0.0
+        self.pid = os.fork()
+        if self.pid == 0:  # the child
+            status = 1
+            try:
+                gc.disable()  # a collection would only copy pages the parent still shares
+                with open(self.file.fileno(), "wb", closefd=False) as out:
+                    dump(out)
+                status = 0
+            finally:
+                os._exit(status)
+
+    def collect(self, block: bool) -> bool | None:
+        """None while the child runs (block False); then True once the bytes are in the checkpoint,
+        False if the child failed."""
+        pid, status, usage = os.wait4(self.pid, 0 if block else os.WNOHANG)
+        if pid == 0:
+            return None
+        self.child_cpu = usage.ru_utime + usage.ru_stime
+        ok = os.waitstatus_to_exitcode(status) == 0
+        if ok:
+            self.file.seek(0)
+            self.checkpoint.data = self.file.read()
+        self.file.close()
+        return ok
+
+    def cancel(self) -> None:
+        import signal
+
+        os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
+        self.file.close()
 
 
 @dataclass(slots=True)
@@ -192,6 +247,11 @@ class History:
     # says so, e.g. the TUI on its event loop once no widget can be reading the old objects.
     retired: list = field(default_factory=list)
     defer_free: bool = False
+    # Checkpoints of at least this many pods and nodes are written by a forked child (None: never;
+    # set to None after a child failed). Linux only: elsewhere fork() with threads is not safe.
+    fork_from: int | None = FORK_FROM if sys.platform.startswith("linux") else None
+    writer: _Writer | None = None  # the checkpoint a child is writing
+    child_cpu: float = 0.0  # CPU seconds the children spent writing checkpoints
 
     # ---------------------------------------------------------------- set up
 
@@ -242,6 +302,8 @@ class History:
                 break
             clock.run_due(due)
             self._sample()
+            if self.writer is not None:
+                self._collect(block=False)
             if not self.checkpoints or due >= self.checkpoints[-1].time + self.interval:
                 self._checkpoint()
 
@@ -283,6 +345,9 @@ class History:
         self.head = self.now
         self.series.truncate_after(self.now)
         self.checkpoints = [cp for cp in self.checkpoints if cp.time <= self.now and cp.applied <= self.applied]
+        if self.writer is not None and self.writer.checkpoint not in self.checkpoints:
+            self.writer.cancel()
+            self.writer = None
 
     def _fork(self) -> None:
         self._keep_branch(self.now)
@@ -322,8 +387,10 @@ class History:
 
     def _restore_before(self, time: int, max_applied: int | None = None) -> None:
         limit = self.applied if max_applied is None else max_applied
-        for cp in reversed(self.checkpoints):
+        for cp in list(reversed(self.checkpoints)):
             if cp.time <= time and cp.applied <= limit:
+                if self.writer is not None and cp is self.writer.checkpoint and not self._collect(block=True):
+                    continue  # the child failed: that checkpoint is gone, an older one will do
                 self._load(cp)
                 self.applied = cp.applied
                 break
@@ -345,7 +412,19 @@ class History:
 
     def _checkpoint(self) -> None:
         sim = self.sim
-        self.checkpoints.append(Checkpoint(sim.clock.now, self.applied, self._dump(sim)))
+        if self.writer is not None:
+            # the previous child still writes: wait, so that which checkpoints exist never depends
+            # on how fast the child was (the parent only waits when it outruns the child)
+            self._collect(block=True)
+        cp = Checkpoint(sim.clock.now, self.applied, b"")
+        if self.fork_from is not None and len(sim.store.pods) + len(sim.store.nodes) >= self.fork_from:
+            try:
+                self.writer = _Writer(cp, lambda out: self._dump(sim, out))
+            except OSError:  # no fork here after all (e.g. no memory for the page tables)
+                self.fork_from = None
+        if self.writer is None:
+            cp.data = self._dump(sim)
+        self.checkpoints.append(cp)
         self._thin()
         if not self.fixed_interval:
             # Pickling costs about what restoring does, in proportion to the objects held: ten ticks
@@ -353,6 +432,20 @@ class History:
             # checkpoints stay a small share of the run. Recomputed as the cluster grows or shrinks.
             size = len(sim.store.pods) + len(sim.store.nodes)
             self.interval = sim.tick * max(10, size // 2000)
+
+    def _collect(self, block: bool) -> bool | None:
+        """Take the bytes the child wrote into their checkpoint (see _Writer.collect)."""
+        writer = self.writer
+        done = writer.collect(block)
+        if done is None:
+            return None
+        self.writer = None
+        self.child_cpu += writer.child_cpu
+        if not done:  # forking does not work here (e.g. out of memory): pickle in-process from now on
+            self.fork_from = None
+            self.checkpoints = [cp for cp in self.checkpoints if cp is not writer.checkpoint]
+        self._thin()
+        return done
 
     def _thin(self) -> None:
         cps = self.checkpoints
@@ -365,10 +458,11 @@ class History:
             del cps[0]  # even the newest few exceed the budget: the oldest goes
             self.dropped += 1
 
-    def _dump(self, sim: "Simulation") -> bytes:
+    def _dump(self, sim: "Simulation", out=None) -> bytes | None:
+        """The state pickled: returned as bytes, or written to the file `out`."""
         token = id(sim)
         _live[token] = sim
-        buffer = io.BytesIO()
+        buffer = io.BytesIO() if out is None else out
         pickler = _CheckpointPickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
         table = copyreg.dispatch_table.copy()
         table[type(sim)] = lambda s: (_live_simulation, (token,), {k: v for k, v in s.__dict__.items()
@@ -383,7 +477,7 @@ class History:
             pickler.dump(sim)
         finally:
             sim.scheduler.progress = progress
-        return buffer.getvalue()
+        return buffer.getvalue() if out is None else None
 
     def _load(self, cp: Checkpoint, source: "Simulation | None" = None) -> None:
         """Replace the live simulation's state by the checkpoint's (pickled from `source`, or from

@@ -296,7 +296,9 @@ def test_checkpoints_written_by_a_forked_child_restore_exactly(name):
     assert writing.data == in_process and history.child_cpu > 0
     for _ in range(300):
         sim.step()
-    assert len(history.checkpoints) > 3
+        if history.writer is not None:
+            history._collect(block=True)  # as if the child were quick: a checkpoint every interval
+    assert len(history.checkpoints) > 3 and history.fork_from == 0
     mid = (history.checkpoints[1].time + history.checkpoints[2].time) // 2
     sim.seek(mid / 1000)
     sim.seek(300 * sim.tick / 1000)
@@ -339,3 +341,39 @@ def test_a_fork_discards_the_checkpoint_a_child_is_writing_for_the_old_future():
     sim.apply(Operation("cordon", node=sorted(sim.store.nodes)[0]))
     assert history.writer is None and writing not in history.checkpoints
     assert all(cp.data for cp in history.checkpoints)
+
+
+def test_a_checkpoint_due_while_the_child_still_writes_waits_and_the_clock_runs_on(monkeypatch):
+    import time as wall
+
+    sim = Simulation(_LOADED["zone-outage"])
+    history = sim.enable_history()
+    history.fork_from = 0
+    dump = type(history)._dump
+
+    def slow(self, state, out=None):
+        if out is not None:
+            wall.sleep(2)  # the child only
+        return dump(self, state, out)
+
+    monkeypatch.setattr(type(history), "_dump", slow)
+    for _ in range(history.interval // sim.tick):
+        sim.step()
+    writing = history.writer.checkpoint
+    while sim.now < writing.time + 2 * history.interval - sim.tick:  # no new checkpoint for now
+        sim.step()
+        assert history.writer.checkpoint is writing and history.checkpoints[-1] is writing
+    assert history._collect(block=True) is True
+    ran = sim.now
+    while history.writer is None:  # the next instant with work takes the postponed checkpoint
+        sim.step()
+    assert ran < history.writer.checkpoint.time <= ran + history.interval
+    history._collect(block=True)
+    # overdue by a whole interval, the engine waits for the child instead
+    for _ in range(2 * history.interval // sim.tick + 5):
+        sim.step()
+    times = [cp.time for cp in history.checkpoints]
+    assert times[-1] - times[-2] <= 2 * history.interval + sim.tick and history.writer is not None
+    history._collect(block=True)
+    sim.seek((writing.time + sim.tick) / 1000)
+    assert document(sim) == document(straight("zone-outage", writing.time + sim.tick))

@@ -87,8 +87,9 @@ def _new_operations(sim: "Simulation", history: list) -> Operations:
 # fine) and its values, one tuple in slot order, are assigned by a function compiled once per class
 # (`o.a, o.b, ... = values`: specialised slot stores). Loading pods this way is about 3 times faster.
 _SLOT_WRITERS: dict[type, types.FunctionType] = {}
-_SLOT_READERS: dict[type, "operator.attrgetter | None"] = {}
 _WRITER_CLASS: dict[types.FunctionType, type] = {}
+# How objects of a class are pickled: None (the default way) or (reader of the slot values, writer).
+_PLANS: dict[type, "tuple[operator.attrgetter, types.FunctionType] | None"] = {}
 
 
 def _slot_writer(cls: type) -> types.FunctionType:
@@ -104,13 +105,10 @@ def _slot_writer(cls: type) -> types.FunctionType:
     return writer
 
 
-def _slot_reader(cls: type) -> "operator.attrgetter | None":
-    """The getter of a class's slot values as one tuple, or None when its objects keep the default
+def _plan(cls: type) -> "tuple[operator.attrgetter, types.FunctionType] | None":
+    """Values in slot order for a plain slotted class; None when its objects keep the default
     pickling: not slotted all the way (a __dict__), a class that pickles or sets attributes its own
-    way (frozen dataclasses, __getstate__, __reduce__), or no slots at all."""
-    if cls in _SLOT_READERS:
-        return _SLOT_READERS[cls]
-    reader = None
+    way (frozen dataclasses, __getstate__, __reduce__), or fewer than two slots."""
     names = copyreg._slotnames(cls)
     plain = (all("__slots__" in c.__dict__ for c in cls.__mro__[:-1])
              and cls.__dictoffset__ == 0
@@ -118,27 +116,33 @@ def _slot_reader(cls: type) -> "operator.attrgetter | None":
              and cls.__reduce_ex__ is object.__reduce_ex__ and cls.__reduce__ is object.__reduce__
              and cls.__getstate__ is object.__getstate__ and not hasattr(cls, "__setstate__"))
     if plain and len(names) > 1:  # attrgetter of one name returns the value, not a tuple
-        reader = operator.attrgetter(*names)
-        _slot_writer(cls)
-    _SLOT_READERS[cls] = reader
-    return reader
+        return operator.attrgetter(*names), _slot_writer(cls)
+    return None
 
 
 class _CheckpointPickler(pickle.Pickler):
+    """Called for every object but the plain containers, strings and numbers: kept short."""
+
+    def __init__(self, file, dispatch_table: dict) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.dispatch_table = dispatch_table
+        self.plans = _PLANS | dict.fromkeys(dispatch_table)  # the table's own reducers come first
+
     def reducer_override(self, obj):
         cls = type(obj)
-        if cls in self.dispatch_table:
-            return NotImplemented
-        if cls is types.FunctionType and obj in _WRITER_CLASS:
-            return _slot_writer, (_WRITER_CLASS[obj],)
-        reader = _slot_reader(cls)
-        if reader is None:
+        try:
+            plan = self.plans[cls]
+        except KeyError:
+            plan = self.plans[cls] = _PLANS[cls] = _plan(cls)
+        if plan is None:
+            if cls is types.FunctionType and obj in _WRITER_CLASS:
+                return _slot_writer, (_WRITER_CLASS[obj],)
             return NotImplemented
         try:
-            values = reader(obj)
+            values = plan[0](obj)
         except AttributeError:  # a slot never set: the default pickling leaves it unset too
             return NotImplemented
-        return copyreg.__newobj__, (cls,), values, None, None, _SLOT_WRITERS[cls]
+        return copyreg.__newobj__, (cls,), values, None, None, plan[1]
 
 
 def _new_condition_cache(limit: int, dicts: dict) -> ConditionCache:
@@ -163,7 +167,8 @@ class _Writer:
     At 150,000 pods pickling the state takes seconds of CPU. After fork() the child holds a
     copy-on-write image of the state at this instant: it pickles that image into an unlinked temporary
     file and exits, while the parent runs on. The parent collects the bytes when the child has exited
-    (polled once per instant with work, or waited for when the checkpoint is needed). Only the forking
+    (polled once per instant with work, or waited for when a restore needs that checkpoint, or when
+    the next checkpoint is overdue by an interval: see History._run). Only the forking
     thread exists in the child, and it touches nothing but the state and the file, so the other
     threads' locks (the TUI's) do not matter; it leaves with os._exit (no atexit, no stdio flush)."""
 
@@ -304,8 +309,13 @@ class History:
             self._sample()
             if self.writer is not None:
                 self._collect(block=False)
+            # A checkpoint due while a child still writes the previous one waits for it (the clock
+            # runs on), up to one more interval; then the engine waits for the child, so that going
+            # back never replays more than about three intervals. How far apart large checkpoints
+            # are thus depends on the child's speed; the state reached never does.
             if not self.checkpoints or due >= self.checkpoints[-1].time + self.interval:
-                self._checkpoint()
+                if self.writer is None or due >= self.checkpoints[-1].time + 2 * self.interval:
+                    self._checkpoint()
 
     def _sample(self) -> None:
         self.series.record(self.sim.clock.now, self.sim.metrics.sample())
@@ -413,8 +423,6 @@ class History:
     def _checkpoint(self) -> None:
         sim = self.sim
         if self.writer is not None:
-            # the previous child still writes: wait, so that which checkpoints exist never depends
-            # on how fast the child was (the parent only waits when it outruns the child)
             self._collect(block=True)
         cp = Checkpoint(sim.clock.now, self.applied, b"")
         if self.fork_from is not None and len(sim.store.pods) + len(sim.store.nodes) >= self.fork_from:
@@ -429,9 +437,12 @@ class History:
         if not self.fixed_interval:
             # Pickling costs about what restoring does, in proportion to the objects held: ten ticks
             # apart for small clusters, a tick more per 2,000 objects (77 s at 150,000 pods), so that
-            # checkpoints stay a small share of the run. Recomputed as the cluster grows or shrinks.
+            # checkpoints stay a small share of the run. A forked child pickles off the engine thread,
+            # leaving the parent the fork (page tables) and reading the bytes back: a tick more per
+            # 5,000 objects (31 s at 150,000 pods). Recomputed as the cluster grows or shrinks.
             size = len(sim.store.pods) + len(sim.store.nodes)
-            self.interval = sim.tick * max(10, size // 2000)
+            per_tick = 5000 if self.writer is not None else 2000
+            self.interval = sim.tick * max(10, size // per_tick)
 
     def _collect(self, block: bool) -> bool | None:
         """Take the bytes the child wrote into their checkpoint (see _Writer.collect)."""
@@ -463,7 +474,6 @@ class History:
         token = id(sim)
         _live[token] = sim
         buffer = io.BytesIO() if out is None else out
-        pickler = _CheckpointPickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
         table = copyreg.dispatch_table.copy()
         table[type(sim)] = lambda s: (_live_simulation, (token,), {k: v for k, v in s.__dict__.items()
                                                                   if k not in NOT_STATE})
@@ -471,7 +481,7 @@ class History:
                                                           for s in Clock.__slots__}))
         table[Operations] = lambda o: (_new_operations, (o.sim, o.history))
         table[ConditionCache] = lambda c: (_new_condition_cache, (c.limit, c._dicts))
-        pickler.dispatch_table = table
+        pickler = _CheckpointPickler(buffer, table)
         progress, sim.scheduler.progress = sim.scheduler.progress, None  # a caller's callback, not state
         try:
             pickler.dump(sim)

@@ -377,3 +377,18 @@ def test_a_checkpoint_due_while_the_child_still_writes_waits_and_the_clock_runs_
     history._collect(block=True)
     sim.seek((writing.time + sim.tick) / 1000)
     assert document(sim) == document(straight("zone-outage", writing.time + sim.tick))
+
+
+def test_a_history_dropped_while_its_child_writes_leaves_no_child_behind():
+    sim = Simulation(_LOADED["zone-outage"])
+    history = sim.enable_history()
+    history.fork_from = 0
+    while history.writer is None:
+        sim.step()
+    pid = history.writer.pid
+    del sim, history
+    import gc
+
+    gc.collect()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # killed and reaped: no such child any more

@@ -39,6 +39,7 @@ import io
 import operator
 import os
 import pickle
+import signal
 import sys
 import tempfile
 import types
@@ -195,6 +196,7 @@ class _Writer:
         pid, status, usage = os.wait4(self.pid, 0 if block else os.WNOHANG)
         if pid == 0:
             return None
+        self.pid = 0
         self.child_cpu = usage.ru_utime + usage.ru_stime
         ok = os.waitstatus_to_exitcode(status) == 0
         if ok:
@@ -204,11 +206,18 @@ class _Writer:
         return ok
 
     def cancel(self) -> None:
-        import signal
-
-        os.kill(self.pid, signal.SIGKILL)
-        os.waitpid(self.pid, 0)
+        pid, self.pid = self.pid, 0
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
         self.file.close()
+
+    def __del__(self) -> None:
+        # a history dropped while its child writes (another scenario loaded): no child left behind
+        if self.pid:
+            try:
+                self.cancel()
+            except OSError:
+                pass
 
 
 @dataclass(slots=True)

@@ -379,16 +379,17 @@ def test_a_checkpoint_due_while_the_child_still_writes_waits_and_the_clock_runs_
     assert document(sim) == document(straight("zone-outage", writing.time + sim.tick))
 
 
-def test_a_history_dropped_while_its_child_writes_leaves_no_child_behind():
+def test_a_writer_dropped_while_its_child_writes_leaves_no_child_behind():
+    """A history dropped with its simulation (another scenario loaded) drops its writer: the child is
+    killed and reaped then, not left running or as a zombie."""
     sim = Simulation(_LOADED["zone-outage"])
     history = sim.enable_history()
     history.fork_from = 0
     while history.writer is None:
         sim.step()
-    pid = history.writer.pid
-    del sim, history
-    import gc
-
-    gc.collect()
+    writer, history.writer = history.writer, None
+    history.checkpoints.remove(writer.checkpoint)
+    pid = writer.pid
+    del writer
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)  # killed and reaped: no such child any more

@@ -273,3 +273,123 @@ def test_a_restored_condition_cache_indexes_its_own_shared_dicts():
     shared = {id(d) for d in cache._dicts.values()}
     assert all(id(pod.conditions) in shared or not pod.conditions for pod in sim.store.pods.values()
                if id(pod.conditions) in cache._content)
+
+
+FORKED = ["zone-outage", "rollout-drain-pdb", "spread-zone-outage", "shutdown-by-priority"]
+
+
+@pytest.mark.parametrize("name", FORKED)
+def test_checkpoints_written_by_a_forked_child_restore_exactly(name):
+    """Large clusters write checkpoints in a forked child (History.fork_from): forced here on small
+    scenarios, the bytes are those an in-process dump gives, and going back replays exactly."""
+    sim = Simulation(_LOADED[name])
+    history = sim.enable_history()
+    history.fork_from = 0
+    for _ in range(40):
+        sim.step()
+    if history.writer is not None:
+        history._collect(block=True)
+    history._checkpoint()
+    writing = history.writer.checkpoint
+    in_process = history._dump(sim)  # the state the child pickles: nothing ran since the fork
+    assert history._collect(block=True) is True
+    assert writing.data == in_process and history.child_cpu > 0
+    for _ in range(300):
+        sim.step()
+        if history.writer is not None:
+            history._collect(block=True)  # as if the child were quick: a checkpoint every interval
+    assert len(history.checkpoints) > 3 and history.fork_from == 0
+    mid = (history.checkpoints[1].time + history.checkpoints[2].time) // 2
+    sim.seek(mid / 1000)
+    sim.seek(300 * sim.tick / 1000)
+    reference = straight(name, sim.now)
+    assert document(sim) == document(reference)
+    assert event_log(sim) == event_log(reference)
+
+
+def test_a_failed_child_drops_its_checkpoint_and_later_ones_are_pickled_in_process(monkeypatch):
+    sim = Simulation(_LOADED["zone-outage"])
+    history = sim.enable_history()
+    history.fork_from = 0
+    def no_memory(self, sim, out=None):
+        raise MemoryError
+
+    monkeypatch.setattr(type(history), "_dump", no_memory)  # only the child runs it
+    while history.writer is None:
+        sim.step()
+    monkeypatch.undo()
+    assert history._collect(block=True) is False
+    assert history.fork_from is None and history.writer is None
+    assert [cp.time for cp in history.checkpoints] == [0]
+    for _ in range(30):
+        sim.step()
+    assert history.writer is None and history.checkpoints[-1].data
+    sim.rewind(1)
+    sim.seek(60 * sim.tick / 1000)
+    assert document(sim) == document(straight("zone-outage", 60 * sim.tick))
+
+
+def test_a_fork_discards_the_checkpoint_a_child_is_writing_for_the_old_future():
+    sim = Simulation(_LOADED["zone-outage"])
+    history = sim.enable_history()
+    history.fork_from = 0
+    for _ in range(25):
+        sim.step()
+    assert history.writer is not None
+    writing = history.writer.checkpoint
+    sim.seek(writing.time / 1000 - 1)
+    sim.apply(Operation("cordon", node=sorted(sim.store.nodes)[0]))
+    assert history.writer is None and writing not in history.checkpoints
+    assert all(cp.data for cp in history.checkpoints)
+
+
+def test_a_checkpoint_due_while_the_child_still_writes_waits_and_the_clock_runs_on(monkeypatch):
+    import time as wall
+
+    sim = Simulation(_LOADED["zone-outage"])
+    history = sim.enable_history()
+    history.fork_from = 0
+    dump = type(history)._dump
+
+    def slow(self, state, out=None):
+        if out is not None:
+            wall.sleep(2)  # the child only
+        return dump(self, state, out)
+
+    monkeypatch.setattr(type(history), "_dump", slow)
+    for _ in range(history.interval // sim.tick):
+        sim.step()
+    writing = history.writer.checkpoint
+    while sim.now < writing.time + 2 * history.interval - sim.tick:  # no new checkpoint for now
+        sim.step()
+        assert history.writer.checkpoint is writing and history.checkpoints[-1] is writing
+    assert history._collect(block=True) is True
+    ran = sim.now
+    while history.writer is None:  # the next instant with work takes the postponed checkpoint
+        sim.step()
+    assert ran < history.writer.checkpoint.time <= ran + history.interval
+    history._collect(block=True)
+    # overdue by a whole interval, the engine waits for the child instead
+    for _ in range(2 * history.interval // sim.tick + 5):
+        sim.step()
+    times = [cp.time for cp in history.checkpoints]
+    assert times[-1] - times[-2] <= 2 * history.interval + sim.tick and history.writer is not None
+    history._collect(block=True)
+    sim.seek((writing.time + sim.tick) / 1000)
+    assert document(sim) == document(straight("zone-outage", writing.time + sim.tick))
+
+
+def test_a_writer_dropped_while_its_child_writes_leaves_no_child_behind():
+    """A history dropped with its simulation (another scenario loaded) drops its writer: the child is
+    killed and reaped then, not left running or as a zombie."""
+    sim = Simulation(_LOADED["zone-outage"])
+    history = sim.enable_history()
+    history.fork_from = 0
+    while history.writer is None:
+        sim.step()
+    writer, history.writer = history.writer, None
+    history.checkpoints.remove(writer.checkpoint)
+    pid = writer.pid
+    del writer
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # killed and reaped: no such child any more

@@ -275,6 +275,9 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
     def action_toggle_plots(self) -> None:
         self.timecontrol.toggle_plots()
 
+    def action_branches(self) -> None:
+        self.timecontrol.branches_dialog()
+
     # ---------------------------------------------------------------- views
 
     def action_view(self, name: str) -> None:
@@ -369,7 +372,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         self.last_result = result
         if history is not None and len(history.branches) > branches:
             self.notify(Text(f"A new future from {format_duration(self.sim.clock.now)}; the old one is kept as "
-                             f"{list(history.branches)[-1]} (palette: Switch to / Save)."), title="Forked")
+                             f"{list(history.branches)[-1]} (b: branches)."), title="Forked")
         if result.ok:
             self.notify(Text(result.message), title=op.describe())
         else:

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.text import Text
 from textual.binding import Binding
 
 from ..engine.history import format_bytes
 from ..units import format_duration
 from .commands import PaletteCommand
-from .screens.time_dialogs import GoToTimeDialog
+from .screens.time_dialogs import BranchesDialog, GoToTimeDialog
 from .widgets.plot import PlotStrip
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ SPEED_GROUP = Binding.Group("Speed", compact=True)
 # The help screen's "Simulation" group, in this order.
 BINDING_IDS = ("playground.pause", "playground.step", "playground.faster", "playground.slower",
                "playground.step-back", "playground.rewind", "playground.forward", "playground.goto-time",
-               "playground.plots")
+               "playground.branches", "playground.plots")
 
 REWIND_MS = 60_000  # `<` and `>` move one minute of virtual time
 
@@ -55,6 +56,8 @@ def time_bindings() -> list[Binding]:
                 tooltip="Forward one minute along the recorded future"),
         Binding("ctrl+g", "goto_time", "Go to time…", show=False, id="playground.goto-time",
                 tooltip="Go to any instant (or Enter on an event)"),
+        Binding("b", "branches", "Branches…", show=False, id="playground.branches",
+                tooltip="The futures kept by forks: switch to one or save it"),
         Binding("ctrl+t", "toggle_plots", "Plots", show=False, id="playground.plots",
                 tooltip="Plots: Ready nodes, pending, running, evictions"),
     ]
@@ -210,6 +213,30 @@ class TimeControl:
                 self.seek(ms)
         self.app.run_worker(flow(), group="dialogs", name="go to time")
 
+    def branches_dialog(self) -> None:
+        """b: the kept branches; switch to one or save it (also in the palette, one command each)."""
+        app = self.app
+
+        async def flow() -> None:
+            await app.wait_idle()
+            history = app.sim.history
+            if history is None or not history.branches:
+                app.notify(Text("No branches yet: after going back, a new operation starts a new future and "
+                                "keeps the old one as a branch."), title="Branches")
+                return
+            branches = [(name, b.forked_at, b.head, len(b.operations)) for name, b in history.branches.items()]
+            choice = await app.push_screen_wait(BranchesDialog(app.sim.clock.now, branches))
+            if choice is None:
+                return
+            what, name = choice
+            if name not in history.branches:  # gone meanwhile (another switch)
+                return
+            if what == "switch":
+                self.switch_branch(name)
+            else:
+                self.save_branch_dialog(name)
+        app.run_worker(flow(), group="dialogs", name="branches")
+
     def palette_commands(self) -> list[PaletteCommand]:
         commands = [
             PaletteCommand("Pause / resume", "Pause or resume the simulated clock (space)", self.toggle_pause),
@@ -220,6 +247,8 @@ class TimeControl:
             PaletteCommand("Rewind one minute", "Time travel: go back one minute (<)", self.rewind),
             PaletteCommand("Forward one minute", "Along the recorded future (>)", self.forward),
             PaletteCommand("Go to time…", "Any instant of this session (ctrl+g)", self.goto_time_dialog),
+            PaletteCommand("Branches…", "The futures kept by forks: switch to one or save it (b)",
+                           self.branches_dialog),
             PaletteCommand("Show / hide plots", "Ready nodes per zone, pending, running, evictions (ctrl+t)",
                            self.toggle_plots),
         ]

@@ -10,7 +10,7 @@ from rich.text import Text
 from playground.engine import Operation, Simulation
 from playground.engine.report import snapshot
 from playground.scenario import load_scenario
-from playground.tui.screens.time_dialogs import GoToTimeDialog, parse_instant
+from playground.tui.screens.time_dialogs import BranchesDialog, GoToTimeDialog, parse_instant
 from playground.tui.widgets.plot import PlotStrip, label, sparkline
 
 from tui_helpers import SIZE, SMALL, make_app, settle
@@ -162,6 +162,34 @@ async def test_a_new_operation_after_going_back_forks_and_the_old_future_can_be_
         await settle(pilot)
         assert app.sim.clock.now == 60_000
         assert document(app.sim) == document(straight(60_000, [(10_000, Operation("power-off", node="a-1"))]))
+
+
+async def test_b_lists_the_branches_and_enter_switches_to_one():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await press(pilot, "b")
+        assert not isinstance(app.screen, BranchesDialog)
+        assert any(title == "Branches" and "No branches yet" in message for _s, title, message in app.messages)
+        await app.advance(10)
+        app.apply_operation(Operation("power-off", node="a-1"))
+        await app.advance(50)
+        await press(pilot, "less_than_sign")
+        await app.advance(5)
+        app.apply_operation(Operation("cordon", node="b-1"))
+        await settle(pilot)
+        await press(pilot, "b")
+        assert isinstance(app.screen, BranchesDialog)
+        option = app.screen.query_one("#branches").get_option_at_index(0)
+        assert option.prompt.plain == "branch-1  forked at 5s, recorded to 1m, 1 operation(s)"
+        assert app.screen.highlighted() == "branch-1"
+        await press(pilot, "enter")
+        assert not isinstance(app.screen, BranchesDialog)
+        assert app.sim.clock.now == 60_000
+        assert document(app.sim) == document(straight(60_000, [(10_000, Operation("power-off", node="a-1"))]))
+        assert list(app.sim.history.branches) == ["branch-2"]  # the cordon's future, kept in its place
+        await press(pilot, "b", "s")
+        assert type(app.screen).__name__ == "SaveDialog"
+        assert "branch-2" in str(app.screen.query_one("Input").value)
 
 
 async def test_ctrl_t_shows_the_plots_with_the_current_instant_marked_and_the_history_memory():

@@ -49,7 +49,6 @@ from typing import TYPE_CHECKING
 
 from .clock import Clock
 from .metrics import ClusterCounts, Series
-from .objects import ConditionCache
 from .operations import Operation, Operations
 
 if TYPE_CHECKING:
@@ -144,15 +143,6 @@ class _CheckpointPickler(pickle.Pickler):
         except AttributeError:  # a slot never set: the default pickling leaves it unset too
             return NotImplemented
         return copyreg.__newobj__, (cls,), values, None, None, plan[1]
-
-
-def _new_condition_cache(limit: int, dicts: dict) -> ConditionCache:
-    """The cache keys its shared dicts' contents by id(): the restored dicts are new objects, so the
-    index is made again from them (a stale id could match a new dict and corrupt a pod's conditions)."""
-    cache = ConditionCache(limit)
-    cache._dicts = dicts
-    cache._content = {id(shared): content for content, shared in dicts.items()}
-    return cache
 
 
 @dataclass(slots=True)
@@ -489,7 +479,6 @@ class History:
         table[Clock] = lambda c: (_new_clock, (), (None, {s: getattr(c, s) if s != "_handlers" else _methods(c._handlers)
                                                           for s in Clock.__slots__}))
         table[Operations] = lambda o: (_new_operations, (o.sim, o.history))
-        table[ConditionCache] = lambda c: (_new_condition_cache, (c.limit, c._dicts))
         pickler = _CheckpointPickler(buffer, table)
         progress, sim.scheduler.progress = sim.scheduler.progress, None  # a caller's callback, not state
         try:

@@ -48,6 +48,7 @@ from .timecontrol import TimeControl
 from .widgets.footer import FittingFooter
 from .widgets.plot import PlotStrip
 from .widgets.header import ClusterHeader, ViewTabs
+from .widgets.opening import OpeningProgress
 from .widgets.views import VIEW_CLASSES, VIEW_TITLES, EventsView, NodesView, TableView, has_pdbs
 
 _DEFAULT = object()
@@ -84,6 +85,8 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         self.sim = simulation if simulation is not None else Simulation(scenario, event_limit=event_limit)
         self.timecontrol.start_history(self.sim)
         self.runner = EngineRunner(self.sim, paused=paused, speed=speed, budget=frame_budget, threaded=threaded)
+        self.opening = OpeningProgress(id="opening")
+        self.sim.scheduler.progress = self.opening.report
         self.refresh_hz = refresh_hz
         self.epoch = epoch
         self.current_view = view if view in VIEW_CLASSES else "nodes"
@@ -107,6 +110,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         self.tabs = ViewTabs(id="view-tabs")
         yield self.header
         yield self.tabs
+        yield self.opening
         with ContentSwitcher(initial=self.current_view, id="views"):
             yield from self.views.values()
         yield PlotStrip(id="plots")
@@ -131,6 +135,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         if self.auto_frames:
             self.set_interval(1 / self.refresh_hz, self._timer_frame, name="frame")
             self.set_interval(0.5, self._busy_chrome, name="busy")
+            self.set_interval(0.1, self.refresh_progress, name="progress")
 
     @staticmethod
     def _freeze_heap() -> None:
@@ -219,6 +224,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         return await self.timecontrol.advance_to(ms)
 
     def update_views(self, result: FrameResult) -> None:
+        self.refresh_progress()
         if self.runner.busy:
             return
         changes = result.changes
@@ -233,6 +239,10 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         """While one long tick runs in the engine thread, say so (the header reads only plain values)."""
         if self.runner.busy:
             self.refresh_chrome()
+
+    def refresh_progress(self) -> None:
+        """The opening bar: the engine thread's latest placement figures while a step runs."""
+        self.opening.refresh_from(self, self.runner.busy_for())
 
     def refresh_chrome(self) -> None:
         self.header.refresh_from(self)
@@ -382,6 +392,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
     def load(self, scenario: Scenario, path: Path | None = None) -> None:
         """Replace the running simulation (the old one is dropped, even mid-tick)."""
         self.sim = Simulation(scenario, event_limit=self.event_limit)
+        self.sim.scheduler.progress = self.opening.report
         self.timecontrol.start_history(self.sim)
         self.scenario_path = Path(path) if path is not None else None
         self.saved_operations = 0

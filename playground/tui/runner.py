@@ -127,6 +127,7 @@ class EngineRunner:
         self.owed = 0.0  # ticks the speed asks for that have not run yet
         self.requested = 0  # explicit single steps
         self.busy = False
+        self.busy_since = 0.0  # wall clock when the running step began
         self.queued: list[tuple[Operation, Callable[[OperationResult], None] | None]] = []
         self._last_wall: float | None = None
         self._thread = EngineThread() if threaded else None
@@ -138,6 +139,10 @@ class EngineRunner:
         self.last_frame = FrameResult()
 
     # ---------------------------------------------------------------- controls
+
+    def busy_for(self) -> float:
+        """Wall seconds the running step has taken so far (0 when idle)."""
+        return self.clock() - self.busy_since if self.busy else 0.0
 
     @property
     def idle(self) -> bool:
@@ -152,6 +157,8 @@ class EngineRunner:
             await self._idle_event.wait()
 
     def _set_busy(self, busy: bool) -> None:
+        if busy and not self.busy:
+            self.busy_since = self.clock()
         self.busy = busy
         if not busy and self._idle_event is not None:
             self._idle_event.set()

@@ -22,7 +22,7 @@ from datetime import datetime
 from pathlib import Path
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.widgets import ContentSwitcher, Footer
@@ -152,6 +152,11 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         footer = self.query(Footer)
         if footer:
             footer.first().compact = self.size.width < 120
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)):
+            self.runner.interrupt()  # answer the user first: the engine's frame stops after its tick
+        await super().on_event(event)
 
     def on_unmount(self) -> None:
         self.runner.close()

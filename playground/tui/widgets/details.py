@@ -13,7 +13,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.containers import VerticalScroll
-from textual.widgets import Static
+from textual.strip import Strip
+from textual.visual import Visual, visualize
+from textual.widget import Widget
 
 from ...engine.explain import node_outlook, pod_outlook
 from ...engine.nodeshutdown import shutdown_groups
@@ -344,6 +346,54 @@ def pod_detail(sim: "Simulation", key: str) -> RenderableType:
     return Group(*parts)
 
 
+class RenderedBody(Widget):
+    """The detail pane's content, rendered once per update at its width. A Static would render it
+    twice a frame (once to measure its height for a layout of the whole screen, once to paint); this
+    asks for a layout only when the height changes, which is rare while the clock runs."""
+
+    DEFAULT_CSS = """
+    RenderedBody { width: 100%; height: auto; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._renderable: RenderableType = ""
+        self._strips: list[Strip] = []
+        self._width = 0  # the width the strips were rendered at (0: none yet)
+
+    @property
+    def content(self) -> RenderableType:
+        """What it shows (as Static.content)."""
+        return self._renderable
+
+    def update(self, renderable: RenderableType) -> None:
+        self._renderable = renderable
+        height = len(self._strips)
+        self._width = 0
+        width = self.size.width
+        if width:
+            self._render_at(width)
+        self.refresh(layout=not width or len(self._strips) != height)
+
+    def _render_at(self, width: int) -> None:
+        visual = visualize(self, self._renderable, markup=False)
+        self._strips = Visual.to_strips(self, visual, width, None, self.visual_style)
+        self._width = width
+
+    def get_content_height(self, container, viewport, width: int) -> int:
+        if width != self._width:
+            self._render_at(width)
+        return len(self._strips)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        if width != self._width:
+            self._render_at(width)
+        if y < len(self._strips):
+            return self._strips[y]
+        return Strip.blank(width, self.visual_style.rich_style)
+
+
 class DetailPane(VerticalScroll):
     """A scrolling pane showing one renderable; the view sets what it shows each frame."""
 
@@ -354,12 +404,11 @@ class DetailPane(VerticalScroll):
         padding: 0 1;
         background: $surface;
     }
-    DetailPane > Static { width: 100%; }
     """
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self.body = Static("", id=f"{id}-body" if id else None)
+        self.body = RenderedBody(id=f"{id}-body" if id else None)
         self.can_focus = False
 
     def compose(self):

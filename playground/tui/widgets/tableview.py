@@ -160,7 +160,7 @@ class TableView(Vertical):
         if extra:
             text.append("   ")
             text.append_text(extra)
-        self.title_bar.update(text)
+        self.title_bar.update(text, layout=False)  # one line (height: 1), whatever it says
 
     def title_extra(self) -> Text | None:
         return None

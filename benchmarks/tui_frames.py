@@ -150,6 +150,16 @@ async def run(args: argparse.Namespace) -> None:
     if args.no_history:
         sim.history = None  # no time travel recording: what the checkpoints cost, by difference
     pauses = Pauses()
+    engine_cpu: list[float] = []  # the engine thread's CPU time per frame (time.thread_time)
+    run_ticks = app.runner._run_ticks
+
+    def timed_ticks(*a):
+        start = time.thread_time()
+        try:
+            return run_ticks(*a)
+        finally:
+            engine_cpu.append(time.thread_time() - start)
+    app.runner._run_ticks = timed_ticks
     if sim.history is not None:
         pauses.watch_checkpoints(sim.history)
     t0 = time.perf_counter()
@@ -172,8 +182,16 @@ async def run(args: argparse.Namespace) -> None:
         lag_task = asyncio.ensure_future(loop_lag(lags, stop_lag))
         gc.callbacks.append(pauses.on_gc)
         pauses.checkpoints.clear()
+        profile = None
+        if args.profile:
+            import cProfile
+
+            profile = cProfile.Profile()  # the event loop's thread only: what the UI costs
+            profile.enable()
         app.action_toggle_pause()  # run at the chosen speed
         sim_start, wall_start, cpu_start = sim.clock.now, time.perf_counter(), time.process_time()
+        ui_cpu_start = time.thread_time()  # this thread is the event loop's: every UI cost is in it
+        engine_cpu.clear()
         load_start = os.getloadavg()[0]
         latencies: list[tuple[str, float]] = []
         one_off: list[tuple[str, float]] = []
@@ -203,6 +221,10 @@ async def run(args: argparse.Namespace) -> None:
                 app.action_view("nodes")
         wall = time.perf_counter() - wall_start
         cpu = time.process_time() - cpu_start
+        ui_cpu = time.thread_time() - ui_cpu_start
+        if profile is not None:
+            profile.disable()
+            profile.dump_stats(args.profile)
         gc.callbacks.remove(pauses.on_gc)
         stop_lag.set()
         await lag_task
@@ -220,6 +242,11 @@ async def run(args: argparse.Namespace) -> None:
           f"(actual ×{simulated / wall:.0f}); powered off: {len(targets)} node(s)")
     print(f"  CPU time of the process: {cpu:.1f} s in {wall:.1f} wall s ({cpu / wall:.0%} of one core); "
           f"machine load average {load_start:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    frames = len(app.frame_ticks)
+    engine_total = sum(engine_cpu)
+    print(f"  CPU by thread: UI (event loop) {ui_cpu:.2f} s = {ui_cpu / max(frames, 1) * 1000:.1f} ms per frame, "
+          f"{ui_cpu / wall:.0%} of the wall time; engine {engine_total:.2f} s for {simulated:.0f} simulated s "
+          f"(×{simulated / engine_total if engine_total else float('nan'):.0f} per engine CPU s)")
     print(f"  event loop lag (5 ms sleeps):   {summary(lags)}")
     print(f"  garbage collector pauses:       {summary(pauses.gc)}")
     print(f"  time-travel checkpoints:        {summary(pauses.checkpoints)}"
@@ -249,6 +276,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--speed", type=int, default=1000)
     parser.add_argument("--power-off", choices=("node", "zone"), default="zone")
+    parser.add_argument("--profile", default=None, help="write a cProfile of the UI thread to this file")
     parser.add_argument("--no-history", action="store_true", help="run without time travel's recording")
     parser.add_argument("--src", default=None, help="run another checkout of the code (path)")
     asyncio.run(run(parser.parse_args()))

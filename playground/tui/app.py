@@ -213,7 +213,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
     async def frame(self) -> FrameResult:
         """Advance the engine as the speed asks (within the budget), then update the widgets."""
         result = await self.runner.frame()
-        if self._exit or self._closing:  # quitting while the engine ran: the widgets are going
+        if self._exit or not self.is_running:  # quitting while the engine ran: the widgets are going
             return result
         self.step_seconds.append(result.seconds)
         self.frame_ticks.append(result.ticks)

@@ -394,8 +394,16 @@ class RenderedBody(Widget):
         return Strip.blank(width, self.visual_style.rich_style)
 
 
+# While the clock runs, the same object's detail is redrawn at most this often (wall seconds). Its
+# table of pods and events is the dearest thing on screen (a node with 110 pods); at 12 frames a
+# second and ×1000 it would change faster than anyone reads it. A new selection shows at once.
+DETAIL_PERIOD = 0.25
+
+_NOTHING = object()
+
+
 class DetailPane(VerticalScroll):
-    """A scrolling pane showing one renderable; the view sets what it shows each frame."""
+    """A scrolling pane showing one renderable; the view sets what it shows each frame (`due`)."""
 
     DEFAULT_CSS = """
     DetailPane {
@@ -410,9 +418,26 @@ class DetailPane(VerticalScroll):
         super().__init__(id=id, classes=classes)
         self.body = RenderedBody(id=f"{id}-body" if id else None)
         self.can_focus = False
+        self._key: object = _NOTHING  # whose detail is shown
+        self._at = 0.0  # the runner's wall clock when it was drawn
 
     def compose(self):
         yield self.body
 
-    def show(self, renderable: RenderableType) -> None:
+    def due(self, key: object) -> bool:
+        """Redraw `key`'s detail this frame? Yes for another object, while paused or stepping, and
+        otherwise every DETAIL_PERIOD."""
+        runner = getattr(self.app, "runner", None)
+        if runner is None or key != self._key or runner.paused or runner.requested:
+            return True
+        return runner.clock() - self._at >= DETAIL_PERIOD
+
+    def forget(self) -> None:
+        """Another simulation: whatever is shown is stale."""
+        self._key = _NOTHING
+
+    def show(self, renderable: RenderableType, key: object = _NOTHING) -> None:
         self.body.update(renderable)
+        self._key = key
+        runner = getattr(self.app, "runner", None)
+        self._at = runner.clock() if runner is not None else 0.0

@@ -101,9 +101,13 @@ class PodDetailMixin:
     def show_detail(self) -> None:
         key = self.table.cursor_key
         if key is None:
-            self.detail.show(Text("no pod selected", style="dim"))
+            self.detail.show(Text("no pod selected", style="dim"), key)
         else:
-            self.detail.show(pod_detail(self.playground.sim, str(key)))
+            self.detail.show(pod_detail(self.playground.sim, str(key)), key)
+
+    def frame_detail(self) -> None:
+        if self.detail.due(self.table.cursor_key):
+            self.show_detail()
 
 
 class PodsView(PodDetailMixin, TableView):
@@ -150,7 +154,7 @@ class PodsView(PodDetailMixin, TableView):
 
     def frame(self, time_moved: bool) -> None:
         super().frame(time_moved)
-        self.show_detail()
+        self.frame_detail()
 
     @on(VirtualTable.CursorMoved, "#pods-table")
     def _cursor(self, event: VirtualTable.CursorMoved) -> None:

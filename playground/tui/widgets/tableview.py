@@ -123,6 +123,8 @@ class TableView(Vertical):
         self.table.replace_all(self.row_keys())
         if self.table.row_count:
             self.table.move_cursor(0)
+        if self.DETAIL_ID:
+            self.detail.forget()
 
     def apply(self, changes: ChangeSet) -> None:
         """Rows that changed since the last frame."""

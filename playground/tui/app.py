@@ -184,7 +184,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
 
     def view_count(self, view: str) -> int | None:
         widget = self.views.get(view)
-        return widget.table.total_count if widget is not None else None
+        return widget.live_count() if widget is not None else None
 
     @property
     def nodes_view(self) -> NodesView:

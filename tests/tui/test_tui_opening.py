@@ -59,6 +59,8 @@ async def test_the_bar_shows_placement_while_it_runs_and_hides_after():
         await pilot.pause()
         assert app.opening.display is False
         assert sum(1 for pod in app.sim.store.pods.values() if pod.node_name) == 1200
+        assert app.view_count("pods") == 1200
+        app.action_view("pods")
         assert app.views["pods"].table.total_count == 1200
 
 

@@ -4,6 +4,12 @@ runner's wall clock is moved by hand: the tests assert what is drawn, not how lo
 
 from __future__ import annotations
 
+import asyncio
+import os
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from playground.engine import Operation
 from playground.tui.widgets.details import DETAIL_PERIOD
 
 from test_tui_keys import rendered
@@ -42,3 +48,43 @@ async def test_paused_every_frame_redraws_the_detail():
         shown = view.detail.body.content
         await app.advance(1)  # a step while paused: the detail follows it
         assert view.detail.body.content is not shown
+
+
+# ---------------------------------------------------------------- the Pods table catches up when shown
+
+EXAMPLES = int(os.environ.get("HYPOTHESIS_EXAMPLES", "6"))
+
+
+async def catch_up_matches_a_fresh_table(plan, needle: str, sort: str | None) -> None:
+    """Run `plan` ((ticks, view shown meanwhile, web's replicas), …) through a power-off of b-1 with the Pods view
+    filtered and sorted; then show it: its rows (order and kept match texts) must equal the table
+    filled from scratch from the same pods (the plain computation)."""
+    app = make_app()
+    async with app.run_test(size=SIZE):
+        view = app.views["pods"]
+        app.action_view("pods")
+        view.table.set_filter(needle)
+        if sort is not None:
+            view.table.sort_by(sort)
+        await app.advance(3)
+        app.apply_operation(Operation("power-off", node="b-1"))
+        for ticks, shown, replicas in plan:
+            app.action_view(shown)
+            if replicas is not None:  # pods created, and deleted (removed once their grace period ends)
+                app.apply_operation(Operation("scale", deployment="web", replicas=replicas))
+            await app.advance(ticks)
+            assert app.view_count("pods") == len(app.sim.store.pods)
+        app.action_view("pods")
+        rows = list(view.table._rows)
+        view.table.replace_all(list(app.sim.store.pods))
+        assert rows == view.table._rows
+        assert view.table.keys() == [k for k in view.table.keys() if k in app.sim.store.pods]
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plan=st.lists(st.tuples(st.integers(1, 90), st.sampled_from(["nodes", "pods", "events", "pending"]),
+                               st.sampled_from([None, 0, 1, 4, 6])), min_size=1, max_size=4),
+       needle=st.sampled_from(["", "b-", "running", "!web", "terminating"]),
+       sort=st.sampled_from([None, "node", "status", "age"]))
+def test_the_pods_table_caught_up_equals_a_fresh_one(plan, needle, sort):
+    asyncio.run(catch_up_matches_a_fresh_table(plan, needle, sort))

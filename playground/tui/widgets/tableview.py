@@ -130,6 +130,10 @@ class TableView(Vertical):
         """Rows that changed since the last frame."""
         raise NotImplementedError
 
+    def live_count(self) -> int:
+        """How many rows the view has (the tabs show it)."""
+        return self.table.total_count
+
     def frame(self, time_moved: bool) -> None:
         """Once per frame while this view is shown: redraw what depends on time."""
         table = self.table

@@ -15,12 +15,20 @@ Prints, per refresh cycle ("frame"): the time stepping the engine (bounded by th
 time updating widgets from the ChangeSet, and their sum; the ticks run per wall second; the latency
 of key presses; and the one-off costs (loading 150,000 rows, filtering them). It prints figures and
 asserts nothing about timing.
+
+The breakdown of where the wall time went: the event loop's lag (how late a 5 ms sleep wakes up:
+what a key or a repaint waits for, whether the UI is busy or waits for the GIL), the garbage
+collector's pauses (gc.callbacks), the time-travel checkpoints taken in the engine thread (a long
+pickle holds the GIL), the process's CPU time against the wall time, and the machine's load.
+`--no-history` runs without time travel's recording, to separate its cost.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
+import os
 import statistics
 import sys
 import time
@@ -86,6 +94,45 @@ def ms(value: float) -> str:
     return f"{value * 1000:7.1f} ms"
 
 
+class Pauses:
+    """Wall time of the garbage collector's collections and of time travel's checkpoints."""
+
+    def __init__(self) -> None:
+        self.gc: list[float] = []
+        self.checkpoints: list[float] = []
+        self._gc_start = 0.0
+
+    def on_gc(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._gc_start = time.perf_counter()
+        else:
+            self.gc.append(time.perf_counter() - self._gc_start)
+
+    def watch_checkpoints(self, history) -> None:
+        cls = type(history)  # slotted: wrap the class's method (this process runs one simulation)
+        take = cls._checkpoint
+
+        def timed(self_) -> None:
+            start = time.perf_counter()
+            take(self_)
+            self.checkpoints.append(time.perf_counter() - start)
+        cls._checkpoint = timed
+
+
+async def loop_lag(samples: list[float], stop: asyncio.Event) -> None:
+    """How late the event loop wakes from a 5 ms sleep: the wait a key press or a repaint sees."""
+    while not stop.is_set():
+        start = time.perf_counter()
+        await asyncio.sleep(0.005)
+        samples.append(time.perf_counter() - start - 0.005)
+
+
+def summary(values: list[float]) -> str:
+    if not values:
+        return "none"
+    return f"{len(values)}: p50 {ms(pct(values, .5))}  p95 {ms(pct(values, .95))}  max {ms(max(values))}  sum {sum(values):.2f} s"
+
+
 async def run(args: argparse.Namespace) -> None:
     from playground.tui.app import PlaygroundApp
 
@@ -100,6 +147,21 @@ async def run(args: argparse.Namespace) -> None:
           f"built in {built:.1f} s, placed headless in {placed:.1f} s (engine cost, before the UI starts)")
 
     app = PlaygroundApp(sim.scenario, paused=True, simulation=sim, keymap_file=None, speed=args.speed)
+    if args.no_history:
+        sim.history = None  # no time travel recording: what the checkpoints cost, by difference
+    pauses = Pauses()
+    engine_cpu: list[float] = []  # the engine thread's CPU time per frame (time.thread_time)
+    run_ticks = app.runner._run_ticks
+
+    def timed_ticks(*a):
+        start = time.thread_time()
+        try:
+            return run_ticks(*a)
+        finally:
+            engine_cpu.append(time.thread_time() - start)
+    app.runner._run_ticks = timed_ticks
+    if sim.history is not None:
+        pauses.watch_checkpoints(sim.history)
     t0 = time.perf_counter()
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.pause()
@@ -115,8 +177,22 @@ async def run(args: argparse.Namespace) -> None:
         app.step_seconds.clear()
         app.frame_ticks.clear()
 
+        lags: list[float] = []
+        stop_lag = asyncio.Event()
+        lag_task = asyncio.ensure_future(loop_lag(lags, stop_lag))
+        gc.callbacks.append(pauses.on_gc)
+        pauses.checkpoints.clear()
+        profile = None
+        if args.profile:
+            import cProfile
+
+            profile = cProfile.Profile()  # the event loop's thread only: what the UI costs
+            profile.enable()
         app.action_toggle_pause()  # run at the chosen speed
-        sim_start, wall_start = sim.clock.now, time.perf_counter()
+        sim_start, wall_start, cpu_start = sim.clock.now, time.perf_counter(), time.process_time()
+        ui_cpu_start = time.thread_time()  # this thread is the event loop's: every UI cost is in it
+        engine_cpu.clear()
+        load_start = os.getloadavg()[0]
         latencies: list[tuple[str, float]] = []
         one_off: list[tuple[str, float]] = []
         script = ["down", "down", "down", "2", "pagedown", "pagedown", "end", "home", "3", "4", "5", "1", "down"]
@@ -144,6 +220,14 @@ async def run(args: argparse.Namespace) -> None:
                 one_off.append(("clear the filter", time.perf_counter() - start))
                 app.action_view("nodes")
         wall = time.perf_counter() - wall_start
+        cpu = time.process_time() - cpu_start
+        ui_cpu = time.thread_time() - ui_cpu_start
+        if profile is not None:
+            profile.disable()
+            profile.dump_stats(args.profile)
+        gc.callbacks.remove(pauses.on_gc)
+        stop_lag.set()
+        await lag_task
         app.action_toggle_pause()
         await app.wait_idle()  # a frame may still be running its ticks
         await pilot.pause()
@@ -156,6 +240,17 @@ async def run(args: argparse.Namespace) -> None:
     print(f"ran {wall:.1f} wall s at ×{args.speed}: {len(totals)} frames ({len(totals) / wall:.1f}/s), "
           f"{ticks} ticks ({ticks / wall:.0f} ticks/s), {simulated:.0f} simulated s "
           f"(actual ×{simulated / wall:.0f}); powered off: {len(targets)} node(s)")
+    print(f"  CPU time of the process: {cpu:.1f} s in {wall:.1f} wall s ({cpu / wall:.0%} of one core); "
+          f"machine load average {load_start:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    frames = len(app.frame_ticks)
+    engine_total = sum(engine_cpu)
+    print(f"  CPU by thread: UI (event loop) {ui_cpu:.2f} s = {ui_cpu / max(frames, 1) * 1000:.1f} ms per frame, "
+          f"{ui_cpu / wall:.0%} of the wall time; engine {engine_total:.2f} s for {simulated:.0f} simulated s "
+          f"(×{simulated / engine_total if engine_total else float('nan'):.0f} per engine CPU s)")
+    print(f"  event loop lag (5 ms sleeps):   {summary(lags)}")
+    print(f"  garbage collector pauses:       {summary(pauses.gc)}")
+    print(f"  time-travel checkpoints:        {summary(pauses.checkpoints)}"
+          + ("  (history off)" if args.no_history else ""))
     print(f"  frame total (step + UI): p50 {ms(pct(totals, .5))}  p95 {ms(pct(totals, .95))}  max {ms(max(totals))}")
     print(f"  engine step per frame:   p50 {ms(pct(steps, .5))}  p95 {ms(pct(steps, .95))}  max {ms(max(steps))}"
           f"  (budget {app.runner.budget * 1000:.0f} ms, runs in a worker thread)")
@@ -181,6 +276,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--speed", type=int, default=1000)
     parser.add_argument("--power-off", choices=("node", "zone"), default="zone")
+    parser.add_argument("--profile", default=None, help="write a cProfile of the UI thread to this file")
+    parser.add_argument("--no-history", action="store_true", help="run without time travel's recording")
     parser.add_argument("--src", default=None, help="run another checkout of the code (path)")
     asyncio.run(run(parser.parse_args()))
 

@@ -22,7 +22,7 @@ from datetime import datetime
 from pathlib import Path
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.widgets import ContentSwitcher, Footer
@@ -48,6 +48,7 @@ from .timecontrol import TimeControl
 from .widgets.footer import FittingFooter
 from .widgets.plot import PlotStrip
 from .widgets.header import ClusterHeader, ViewTabs
+from .widgets.opening import OpeningProgress
 from .widgets.views import VIEW_CLASSES, VIEW_TITLES, EventsView, NodesView, TableView, has_pdbs
 
 _DEFAULT = object()
@@ -84,6 +85,8 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         self.sim = simulation if simulation is not None else Simulation(scenario, event_limit=event_limit)
         self.timecontrol.start_history(self.sim)
         self.runner = EngineRunner(self.sim, paused=paused, speed=speed, budget=frame_budget, threaded=threaded)
+        self.opening = OpeningProgress(id="opening")
+        self.sim.scheduler.progress = self.opening.report
         self.refresh_hz = refresh_hz
         self.epoch = epoch
         self.current_view = view if view in VIEW_CLASSES else "nodes"
@@ -107,6 +110,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         self.tabs = ViewTabs(id="view-tabs")
         yield self.header
         yield self.tabs
+        yield self.opening
         with ContentSwitcher(initial=self.current_view, id="views"):
             yield from self.views.values()
         yield PlotStrip(id="plots")
@@ -131,6 +135,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         if self.auto_frames:
             self.set_interval(1 / self.refresh_hz, self._timer_frame, name="frame")
             self.set_interval(0.5, self._busy_chrome, name="busy")
+            self.set_interval(0.1, self.refresh_progress, name="progress")
 
     @staticmethod
     def _freeze_heap() -> None:
@@ -147,6 +152,11 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         footer = self.query(Footer)
         if footer:
             footer.first().compact = self.size.width < 120
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)):
+            self.runner.interrupt()  # answer the user first: the engine's frame stops after its tick
+        await super().on_event(event)
 
     def on_unmount(self) -> None:
         self.runner.close()
@@ -174,7 +184,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
 
     def view_count(self, view: str) -> int | None:
         widget = self.views.get(view)
-        return widget.table.total_count if widget is not None else None
+        return widget.live_count() if widget is not None else None
 
     @property
     def nodes_view(self) -> NodesView:
@@ -203,6 +213,8 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
     async def frame(self) -> FrameResult:
         """Advance the engine as the speed asks (within the budget), then update the widgets."""
         result = await self.runner.frame()
+        if self._exit or not self.is_running:  # quitting while the engine ran: the widgets are going
+            return result
         self.step_seconds.append(result.seconds)
         self.frame_ticks.append(result.ticks)
         start = time.perf_counter()
@@ -219,6 +231,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         return await self.timecontrol.advance_to(ms)
 
     def update_views(self, result: FrameResult) -> None:
+        self.refresh_progress()
         if self.runner.busy:
             return
         changes = result.changes
@@ -233,6 +246,10 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         """While one long tick runs in the engine thread, say so (the header reads only plain values)."""
         if self.runner.busy:
             self.refresh_chrome()
+
+    def refresh_progress(self) -> None:
+        """The opening bar: the engine thread's latest placement figures while a step runs."""
+        self.opening.refresh_from(self, self.runner.busy_for())
 
     def refresh_chrome(self) -> None:
         self.header.refresh_from(self)
@@ -385,6 +402,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
     def load(self, scenario: Scenario, path: Path | None = None) -> None:
         """Replace the running simulation (the old one is dropped, even mid-tick)."""
         self.sim = Simulation(scenario, event_limit=self.event_limit)
+        self.sim.scheduler.progress = self.opening.report
         self.timecontrol.start_history(self.sim)
         self.scenario_path = Path(path) if path is not None else None
         self.saved_operations = 0

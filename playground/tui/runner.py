@@ -12,6 +12,11 @@ The UI never blocks on the engine (design rule 5):
   therefore freezes the picture, not the keyboard.
 * The ChangeSets of the ticks of one frame are merged, so the tables update once per frame, only for
   the rows that changed.
+* The engine thread and the UI share the GIL. A key press ends the running frame's ticks after the
+  current tick (`interrupt`), so the key's action and the repaint that follows run without the
+  engine competing for the interpreter, and read the engine's state instead of placeholders; and
+  while the engine thread runs, the interpreter's switch interval is short (`SWITCH_INTERVAL`), so
+  the event loop gets the GIL within a millisecond when input arrives instead of five.
 
 The engine's tick counter is the only clock of the simulation; the wall clock only paces it.
 """
@@ -21,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import queue
+import sys
 import threading
 import time
 from collections import deque
@@ -32,6 +38,7 @@ from ..engine.store import ChangeSet
 
 SPEEDS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 BACKLOG_SECONDS = 0.5
+SWITCH_INTERVAL = 0.001  # seconds; CPython's default is 0.005
 
 
 _CHANGE_FIELDS = [(f.name, f.default_factory is set) for f in dataclasses.fields(ChangeSet)]
@@ -70,6 +77,8 @@ class EngineThread:
         self._jobs: queue.SimpleQueue = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._loop, name="playground-engine", daemon=True)
         self._thread.start()
+        self._switch_interval = sys.getswitchinterval()
+        sys.setswitchinterval(min(self._switch_interval, SWITCH_INTERVAL))
 
     def _loop(self) -> None:
         while True:
@@ -106,6 +115,7 @@ class EngineThread:
 
     def stop(self) -> None:
         self._jobs.put(None)
+        sys.setswitchinterval(self._switch_interval)
 
 
 class EngineRunner:
@@ -127,6 +137,8 @@ class EngineRunner:
         self.owed = 0.0  # ticks the speed asks for that have not run yet
         self.requested = 0  # explicit single steps
         self.busy = False
+        self.busy_since = 0.0  # wall clock when the running step began
+        self._interrupted = threading.Event()  # set by the UI: end this frame's ticks after the current one
         self.queued: list[tuple[Operation, Callable[[OperationResult], None] | None]] = []
         self._last_wall: float | None = None
         self._thread = EngineThread() if threaded else None
@@ -138,6 +150,10 @@ class EngineRunner:
         self.last_frame = FrameResult()
 
     # ---------------------------------------------------------------- controls
+
+    def busy_for(self) -> float:
+        """Wall seconds the running step has taken so far (0 when idle)."""
+        return self.clock() - self.busy_since if self.busy else 0.0
 
     @property
     def idle(self) -> bool:
@@ -152,6 +168,8 @@ class EngineRunner:
             await self._idle_event.wait()
 
     def _set_busy(self, busy: bool) -> None:
+        if busy and not self.busy:
+            self.busy_since = self.clock()
         self.busy = busy
         if not busy and self._idle_event is not None:
             self._idle_event.set()
@@ -176,6 +194,12 @@ class EngineRunner:
         smaller = [s for s in SPEEDS if s < self.speed]
         self.set_speed(smaller[-1] if smaller else self.speed)
         return self.speed
+
+    def interrupt(self) -> None:
+        """The UI has input to answer: the running frame stops after its current tick (what it did
+        not run stays owed). A no-op while idle."""
+        if self.busy:
+            self._interrupted.set()
 
     def request_steps(self, count: int = 1) -> None:
         self.requested += count
@@ -238,10 +262,11 @@ class EngineRunner:
         result = FrameResult()
         start = self.clock()
         changes = result.changes
+        interrupted = self._interrupted
         while result.ticks < count:
             merge_changes(changes, sim.step())
             result.ticks += 1
-            if self.clock() - start >= budget:
+            if self.clock() - start >= budget or interrupted.is_set():
                 break
         result.seconds = self.clock() - start
         return result
@@ -256,6 +281,7 @@ class EngineRunner:
             pending = self.sim.store.take_changes()  # what operations changed since the last frame
             if count > 0:
                 sim = self.sim
+                self._interrupted.clear()
                 self._set_busy(True)
                 try:
                     if self._thread is not None:

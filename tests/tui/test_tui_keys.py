@@ -381,6 +381,8 @@ async def test_a_creates_a_pod():
         await pilot.click("#ok")
         await settle(pilot)
         assert "default/extra" in app.sim.store.pods
+        assert app.view_count("pods") == len(app.sim.store.pods)  # the tab counts it while hidden
+        await press(pilot, "2")
         assert "default/extra" in app.views["pods"].table
         await app.advance(3)
         assert app.sim.store.pods["default/extra"].phase == "Running"
@@ -395,6 +397,7 @@ async def test_r_scales_a_deployment():
         await press(pilot, "enter")
         assert app.sim.store.deployments["web"].replicas == 6
         await app.advance(3)
+        await press(pilot, "2")
         assert sum(1 for k in app.views["pods"].table.keys() if "/web-" in k) == 6
 
 

@@ -109,3 +109,33 @@ async def test_threaded_frames_give_the_same_simulation():
     events = lambda r: [(e.time, e.reason, e.object, e.message) for e in r.sim.store.recorder.events]  # noqa: E731
     assert threaded.sim.clock.now == inline.sim.clock.now == 30_000
     assert events(threaded) == events(inline)
+
+
+async def test_an_interrupt_ends_the_frame_after_its_tick_and_the_rest_stays_owed():
+    r, clock = runner(paused=False, speed=100)  # the clock does not move while ticking: no budget cut
+    await r.frame()
+    clock.now += 0.4  # 40 ticks owed (1 s ticks at ×100)
+    step = r.sim.step
+    calls = []
+
+    def step_and_press_a_key():
+        calls.append(1)
+        if len(calls) == 3:
+            r.interrupt()  # what the app does when a key arrives while the engine runs
+        return step()
+
+    r.sim.step = step_and_press_a_key
+    result = await r.frame()
+    assert result.ticks == 3 and r.sim.clock.now == 3 * r.sim.tick
+    assert abs(r.owed - 37) < 1e-9
+    result = await r.frame()  # the next frame is not interrupted: it runs what is owed
+    assert result.ticks == 37
+
+
+async def test_an_interrupt_while_idle_changes_nothing():
+    r, clock = runner(paused=False, speed=100)
+    await r.frame()
+    r.interrupt()
+    clock.now += 0.25
+    result = await r.frame()
+    assert result.ticks == 25

@@ -13,7 +13,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.containers import VerticalScroll
-from textual.widgets import Static
+from textual.strip import Strip
+from textual.visual import Visual, visualize
+from textual.widget import Widget
 
 from ...engine.explain import node_outlook, pod_outlook
 from ...engine.nodeshutdown import shutdown_groups
@@ -344,8 +346,64 @@ def pod_detail(sim: "Simulation", key: str) -> RenderableType:
     return Group(*parts)
 
 
+class RenderedBody(Widget):
+    """The detail pane's content, rendered once per update at its width. A Static would render it
+    twice a frame (once to measure its height for a layout of the whole screen, once to paint); this
+    asks for a layout only when the height changes, which is rare while the clock runs."""
+
+    DEFAULT_CSS = """
+    RenderedBody { width: 100%; height: auto; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._renderable: RenderableType = ""
+        self._strips: list[Strip] = []
+        self._width = 0  # the width the strips were rendered at (0: none yet)
+
+    @property
+    def content(self) -> RenderableType:
+        """What it shows (as Static.content)."""
+        return self._renderable
+
+    def update(self, renderable: RenderableType) -> None:
+        self._renderable = renderable
+        height = len(self._strips)
+        self._width = 0
+        width = self.size.width
+        if width:
+            self._render_at(width)
+        self.refresh(layout=not width or len(self._strips) != height)
+
+    def _render_at(self, width: int) -> None:
+        visual = visualize(self, self._renderable, markup=False)
+        self._strips = Visual.to_strips(self, visual, width, None, self.visual_style)
+        self._width = width
+
+    def get_content_height(self, container, viewport, width: int) -> int:
+        if width != self._width:
+            self._render_at(width)
+        return len(self._strips)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        if width != self._width:
+            self._render_at(width)
+        if y < len(self._strips):
+            return self._strips[y]
+        return Strip.blank(width, self.visual_style.rich_style)
+
+
+# While the clock runs, the same object's detail is redrawn at most this often (wall seconds). Its
+# table of pods and events is the dearest thing on screen (a node with 110 pods); at 12 frames a
+# second and ×1000 it would change faster than anyone reads it. A new selection shows at once.
+DETAIL_PERIOD = 0.25
+
+_NOTHING = object()
+
+
 class DetailPane(VerticalScroll):
-    """A scrolling pane showing one renderable; the view sets what it shows each frame."""
+    """A scrolling pane showing one renderable; the view sets what it shows each frame (`due`)."""
 
     DEFAULT_CSS = """
     DetailPane {
@@ -354,16 +412,32 @@ class DetailPane(VerticalScroll):
         padding: 0 1;
         background: $surface;
     }
-    DetailPane > Static { width: 100%; }
     """
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self.body = Static("", id=f"{id}-body" if id else None)
+        self.body = RenderedBody(id=f"{id}-body" if id else None)
         self.can_focus = False
+        self._key: object = _NOTHING  # whose detail is shown
+        self._at = 0.0  # the runner's wall clock when it was drawn
 
     def compose(self):
         yield self.body
 
-    def show(self, renderable: RenderableType) -> None:
+    def due(self, key: object) -> bool:
+        """Redraw `key`'s detail this frame? Yes for another object, while paused or stepping, and
+        otherwise every DETAIL_PERIOD."""
+        runner = getattr(self.app, "runner", None)
+        if runner is None or key != self._key or runner.paused or runner.requested:
+            return True
+        return runner.clock() - self._at >= DETAIL_PERIOD
+
+    def forget(self) -> None:
+        """Another simulation: whatever is shown is stale."""
+        self._key = _NOTHING
+
+    def show(self, renderable: RenderableType, key: object = _NOTHING) -> None:
         self.body.update(renderable)
+        self._key = key
+        runner = getattr(self.app, "runner", None)
+        self._at = runner.clock() if runner is not None else 0.0

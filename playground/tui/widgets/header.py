@@ -75,12 +75,16 @@ class ClusterHeader(Static):
     ClusterHeader { height: auto; background: $panel; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
+    _lines = 0
+
     def refresh_from(self, app: "PlaygroundApp") -> None:
         lines = [header_text(app), zones_text(app)]
         if app.sim.nodelifecycle.all_zones_down:
             lines.append(Text(BANNER, style="bold white on red", no_wrap=True, overflow="ellipsis", end=""))
         text = Text("\n", no_wrap=True, overflow="ellipsis", end="").join(lines)  # one screen line each
-        self.update(text)
+        # A layout of the screen costs more than the rest of a frame: only when the height changes.
+        self.update(text, layout=len(lines) != self._lines)
+        self._lines = len(lines)
 
 
 class ViewTabs(Static):
@@ -104,4 +108,4 @@ class ViewTabs(Static):
         hint = "   : view   / filter   ? help   ctrl+p palette"
         if text.cell_len + len(hint) <= self.size.width or not self.size.width:
             text.append(hint, "dim")  # only whole: a narrow screen keeps every tab instead
-        self.update(text)
+        self.update(text, layout=False)  # one line, whatever it says

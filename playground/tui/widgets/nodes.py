@@ -131,14 +131,15 @@ class NodesView(TableView):
 
     def frame(self, time_moved: bool) -> None:
         super().frame(time_moved)
-        self.show_detail()
+        if self.detail.due(self.table.cursor_key):
+            self.show_detail()
 
     def show_detail(self) -> None:
         key = self.table.cursor_key
         if key is None:
-            self.detail.show(Text("no node selected", style="dim"))
+            self.detail.show(Text("no node selected", style="dim"), key)
         else:
-            self.detail.show(node_detail(self.sim, str(key)))
+            self.detail.show(node_detail(self.sim, str(key)), key)
 
     @on(VirtualTable.CursorMoved, "#nodes-table")
     def _cursor(self, event: VirtualTable.CursorMoved) -> None:

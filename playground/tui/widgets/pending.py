@@ -103,7 +103,7 @@ class PendingView(PodDetailMixin, TableView):
 
     def frame(self, time_moved: bool) -> None:
         super().frame(time_moved)
-        self.show_detail()
+        self.frame_detail()
 
     @on(VirtualTable.CursorMoved, "#pending-table")
     def _cursor(self, event: VirtualTable.CursorMoved) -> None:

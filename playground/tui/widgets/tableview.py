@@ -123,10 +123,16 @@ class TableView(Vertical):
         self.table.replace_all(self.row_keys())
         if self.table.row_count:
             self.table.move_cursor(0)
+        if self.DETAIL_ID:
+            self.detail.forget()
 
     def apply(self, changes: ChangeSet) -> None:
         """Rows that changed since the last frame."""
         raise NotImplementedError
+
+    def live_count(self) -> int:
+        """How many rows the view has (the tabs show it)."""
+        return self.table.total_count
 
     def frame(self, time_moved: bool) -> None:
         """Once per frame while this view is shown: redraw what depends on time."""
@@ -160,7 +166,7 @@ class TableView(Vertical):
         if extra:
             text.append("   ")
             text.append_text(extra)
-        self.title_bar.update(text)
+        self.title_bar.update(text, layout=False)  # one line (height: 1), whatever it says
 
     def title_extra(self) -> Text | None:
         return None

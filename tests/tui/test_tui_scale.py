@@ -1,0 +1,90 @@
+"""What keeps the UI cheap while the clock runs fast: the detail pane of the same object is redrawn
+at most every DETAIL_PERIOD of wall time (a new selection, a pause or a step shows at once). The
+runner's wall clock is moved by hand: the tests assert what is drawn, not how long it takes."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from playground.engine import Operation
+from playground.tui.widgets.details import DETAIL_PERIOD
+
+from test_tui_keys import rendered
+from tui_helpers import SIZE, make_app
+
+
+async def test_the_running_clock_redraws_the_same_nodes_detail_at_most_every_period():
+    app = make_app()
+    now = [100.0]
+    async with app.run_test(size=SIZE) as pilot:
+        app.runner.clock = lambda: now[0]
+        await app.advance(5)
+        view = app.nodes_view
+        view.show_detail()
+        shown = view.detail.body.content
+        app.runner.set_paused(False)  # running (no frame timer in tests: frames are called by hand)
+        app.sim.step()
+        view.frame(True)
+        assert view.detail.body.content is shown  # same node, same wall instant: not redrawn
+        now[0] += DETAIL_PERIOD
+        view.frame(True)
+        assert view.detail.body.content is not shown
+        shown = view.detail.body.content
+        view.table.move_cursor(view.table.cursor_index + 1)  # another node: drawn at once
+        await pilot.pause()
+        assert view.detail.body.content is not shown
+        assert str(view.table.cursor_key) in rendered(view.detail.body.content)
+
+
+async def test_paused_every_frame_redraws_the_detail():
+    app = make_app()
+    async with app.run_test(size=SIZE):
+        app.runner.clock = lambda: 100.0
+        view = app.nodes_view
+        view.show_detail()
+        shown = view.detail.body.content
+        await app.advance(1)  # a step while paused: the detail follows it
+        assert view.detail.body.content is not shown
+
+
+# ---------------------------------------------------------------- the Pods table catches up when shown
+
+EXAMPLES = int(os.environ.get("HYPOTHESIS_EXAMPLES", "6"))
+
+
+async def catch_up_matches_a_fresh_table(plan, needle: str, sort: str | None) -> None:
+    """Run `plan` ((ticks, view shown meanwhile, web's replicas), …) through a power-off of b-1 with the Pods view
+    filtered and sorted; then show it: its rows (order and kept match texts) must equal the table
+    filled from scratch from the same pods (the plain computation)."""
+    app = make_app()
+    async with app.run_test(size=SIZE):
+        view = app.views["pods"]
+        app.action_view("pods")
+        view.table.set_filter(needle)
+        if sort is not None:
+            view.table.sort_by(sort)
+        await app.advance(3)
+        app.apply_operation(Operation("power-off", node="b-1"))
+        for ticks, shown, replicas in plan:
+            app.action_view(shown)
+            if replicas is not None:  # pods created, and deleted (removed once their grace period ends)
+                app.apply_operation(Operation("scale", deployment="web", replicas=replicas))
+            await app.advance(ticks)
+            assert app.view_count("pods") == len(app.sim.store.pods)
+        app.action_view("pods")
+        rows = list(view.table._rows)
+        view.table.replace_all(list(app.sim.store.pods))
+        assert rows == view.table._rows
+        assert view.table.keys() == [k for k in view.table.keys() if k in app.sim.store.pods]
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plan=st.lists(st.tuples(st.integers(1, 90), st.sampled_from(["nodes", "pods", "events", "pending"]),
+                               st.sampled_from([None, 0, 1, 4, 6])), min_size=1, max_size=4),
+       needle=st.sampled_from(["", "b-", "running", "!web", "terminating"]),
+       sort=st.sampled_from([None, "node", "status", "age"]))
+def test_the_pods_table_caught_up_equals_a_fresh_one(plan, needle, sort):
+    asyncio.run(catch_up_matches_a_fresh_table(plan, needle, sort))

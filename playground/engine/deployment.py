@@ -634,15 +634,20 @@ class DeploymentController:
     # ---------------------------------------------------------------- status (sync.go, progress.go)
 
     def calculate_status(self, d: Deployment, all_rss: list[ReplicaSet], new_rs: ReplicaSet | None) -> DeploymentStatus:
-        rss = [rs for rs in all_rss if rs is not None]
-        available = available_replica_count(rss)
+        spec = actual = ready = available = 0  # the four counts of calculateStatus, in one pass
+        for rs in all_rss:
+            if rs is not None:
+                spec += rs.replicas
+                actual += rs.status_replicas
+                ready += rs.ready_replicas
+                available += rs.available_replicas
         status = DeploymentStatus(
             observed_generation=d.generation,
-            replicas=actual_replica_count(rss),
+            replicas=actual,
             updated_replicas=new_rs.status_replicas if new_rs is not None else 0,
-            ready_replicas=ready_replica_count(rss),
+            ready_replicas=ready,
             available_replicas=available,
-            unavailable_replicas=max(replica_count(rss) - available, 0),
+            unavailable_replicas=max(spec - available, 0),
             conditions=dict(d.conditions),
         )
         now = self.sim.clock.now

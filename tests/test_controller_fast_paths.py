@@ -327,3 +327,149 @@ def test_starts_cancelled_within_their_batch_match_one_timer_per_start():
         batched = run_start_plan(plan, batched=True)
         reference = run_start_plan(plan, batched=False)
         assert snapshot(batched) == snapshot(reference)
+
+
+# ---------------------------------------------------------------- settled Deployments
+
+DEPLOYMENT_CLUSTER = nodes_toml("a-", 3, cpu="2", memory="8Gi") + nodes_toml("b-", 2, zone="zone-b", cpu="2",
+                                                                             memory="8Gi") + """
+[[deployments]]
+name = "web"
+replicas = 6
+progressDeadlineSeconds = 60
+template = { labels = { app = "web" }, requests = { cpu = "250m", memory = "256Mi" }, stopDuration = "3s" }
+
+[[deployments]]
+name = "api"
+replicas = 3
+minReadySeconds = 5
+template = { labels = { app = "api" }, requests = { cpu = "500m" } }
+
+[[deployments]]
+name = "batch"
+replicas = 2
+strategy = { type = "Recreate" }
+template = { labels = { app = "batch" }, requests = { cpu = "100m" } }
+"""
+DEPLOYMENT_NODES = ["a-1", "a-2", "a-3", "b-1", "b-2"]
+deployment_op = st.one_of(
+    st.tuples(st.sampled_from(["power-off", "power-on", "cordon", "uncordon", "drain"]),
+              st.sampled_from(DEPLOYMENT_NODES)),
+    st.tuples(st.just("scale"), st.tuples(st.sampled_from(["web", "api", "batch"]), st.integers(0, 12))),
+    st.tuples(st.sampled_from(["rollout", "rollout-undo", "pause-rollout", "resume-rollout"]),
+              st.sampled_from(["web", "api", "batch"])),
+    st.tuples(st.just("rollout-cpu"), st.tuples(st.sampled_from(["web", "api"]), st.sampled_from(["300m", "2500m"]))),
+    st.tuples(st.just("set-strategy"), st.sampled_from([(0, 1), (2, 0), ("50%", "50%")])),
+    st.tuples(st.just("delete-pod"), st.integers(0, 1000)),
+)
+deployment_plans = st.lists(st.tuples(st.integers(0, 120), deployment_op), min_size=1, max_size=10)
+
+
+def run_deployment_plan(plan, skip_settled: bool, skipped: list | None = None):
+    """`skipped` collects (time, Deployment) of each sync skipped."""
+    sim = make_sim(DEPLOYMENT_CLUSTER)
+    controller = sim.workloads.deployments
+    controller.skip_settled = skip_settled
+    if skipped is not None:
+        settled = controller.settled
+
+        def spy(d):
+            answer = settled(d)
+            if answer:
+                skipped.append((sim.now, d.name))
+            return answer
+
+        controller.settled = spy
+    sim.run_until(5)
+    for delay, (kind, arg) in plan:
+        sim.run_until(sim.clock.now / 1000 + delay)
+        if kind == "scale":
+            sim.apply(Operation("scale", deployment=arg[0], replicas=arg[1]))
+        elif kind == "rollout-cpu":
+            sim.apply(Operation("rollout", deployment=arg[0], pod_spec={"requests": {"cpu": arg[1]}}))
+        elif kind in ("rollout", "rollout-undo", "pause-rollout", "resume-rollout"):
+            sim.apply(Operation(kind, deployment=arg))
+        elif kind == "set-strategy":
+            sim.apply(Operation("set-strategy", deployment="web",
+                                strategy={"rollingUpdate": {"maxSurge": arg[0], "maxUnavailable": arg[1]}}))
+        elif kind == "delete-pod":
+            pods = sorted(sim.store.pods)
+            if pods:
+                namespace, name = pods[arg % len(pods)].split("/", 1)
+                sim.apply(Operation("delete-pod", pod=name, namespace=namespace))
+        else:
+            sim.apply(Operation(kind, node=arg))
+    sim.run_until(sim.clock.now / 1000 + 600)
+    return sim
+
+
+def deployment_snapshot(sim) -> tuple:
+    deployments = {name: (d.replicas, d.observed_generation, d.status_replicas, d.updated_replicas, d.ready_replicas,
+                          d.available_replicas, d.unavailable_replicas, d.revision,
+                          [(c.type, c.status, c.reason, c.message, c.last_update_time, c.last_transition_time)
+                           for c in d.conditions.values()],
+                          sim.workloads.deployments.deadline_at(name))
+                   for name, d in sim.store.deployments.items()}
+    replicasets = {name: (rs.replicas, rs.desired_replicas, rs.max_replicas, rs.status_replicas, rs.ready_replicas,
+                          rs.available_replicas, rs.revision)
+                   for name, rs in sim.workloads.replicasets.items()}
+    return snapshot(sim)[:3], deployments, replicasets
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(deployment_plans)
+def test_skipping_settled_deployments_changes_nothing(plan):
+    """Settled Deployments are not synced again until something their sync reads changes; the
+    reference syncs on every ReplicaSet pod event. Same events (ScalingReplicaSet, pod creates and
+    deletes, in order), same Deployment and ReplicaSet status, conditions and progress timers."""
+    fast = run_deployment_plan(plan, True)
+    plain = run_deployment_plan(plan, False)
+    assert deployment_snapshot(fast) == deployment_snapshot(plain)
+
+
+def test_a_settled_deployment_skips_its_syncs_but_times_out_on_time():
+    """While pods move after a node loss, syncs of the settled Deployment are skipped; a rollout that
+    cannot progress still times out at its deadline + 1 s (Progressing False, ProgressDeadlineExceeded
+    written at the same instant as without skipping)."""
+    plan = [(30, ("power-off", "a-1")), (400, ("rollout-cpu", ("web", "2500m")))]
+    skipped: list = []
+    fast = run_deployment_plan(plan, True, skipped)
+    plain = run_deployment_plan(plan, False)
+    assert deployment_snapshot(fast) == deployment_snapshot(plain)
+    assert any(name == "web" for _, name in skipped)
+    web = fast.store.deployments["web"]
+    progressing = web.conditions["Progressing"]
+    assert (progressing.status, progressing.reason) == ("False", "ProgressDeadlineExceeded")
+    assert progressing.last_update_time == \
+        plain.store.deployments["web"].conditions["Progressing"].last_update_time
+
+
+def test_a_sync_asked_for_after_the_deadline_writes_the_timeout_at_once():
+    """Pods that stay Pending keep a settled Deployment short of complete; a sync asked for after
+    its progress deadline but before the deadline's timer (lastUpdate + deadline + 1 s) writes the
+    timeout then, skipping or not."""
+    def run(skip_settled: bool):
+        sim = make_sim(nodes_toml("a-", 2, cpu="2", memory="8Gi") + """
+[[deployments]]
+name = "web"
+replicas = 6
+progressDeadlineSeconds = 60
+template = { labels = { app = "web" }, requests = { cpu = "1" } }
+""")
+        controller = sim.workloads.deployments
+        controller.skip_settled = skip_settled
+        sim.run_until(30)
+        web = sim.store.deployments["web"]
+        last_update = web.conditions["Progressing"].last_update_time
+        sim.run_until((last_update + 60_500) / 1000)
+        assert web.conditions["Progressing"].reason != "ProgressDeadlineExceeded"
+        if skip_settled:
+            assert controller._settled.get("web") is not None  # settled, yet due for the timeout
+            assert not controller.settled(web)
+        sim.workloads.mark_deployment("web")  # an informer event
+        sim.run_until((last_update + 60_600) / 1000)
+        return web.conditions["Progressing"], last_update
+
+    (fast, last_update), (plain, _) = run(True), run(False)
+    assert (fast.reason, fast.last_update_time) == (plain.reason, plain.last_update_time) == \
+        ("ProgressDeadlineExceeded", last_update + 60_500)

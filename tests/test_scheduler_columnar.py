@@ -27,8 +27,9 @@ from playground.engine.objects import (
     Toleration,
 )
 from playground.engine.scheduler import fit_error_message, num_feasible_nodes_to_find
-from playground.engine.scheduler.framework import UNSCHEDULABLE, NodeInfo
-from playground.engine.scheduler.preemption import earliest_start_of_highest_priority
+from playground.engine.scheduler.framework import ERROR, UNSCHEDULABLE, UNSCHEDULABLE_AND_UNRESOLVABLE, NodeInfo
+from playground.engine.scheduler.preemption import (NO_VICTIMS, earliest_start_of_highest_priority,
+                                                  filter_pods_with_pdb_violation)
 from playground.engine.scheduler.snapshot import local_score
 from playground.engine.scheduler.plugins import DEFAULT_FILTERS, DEFAULT_SCORES, NODE_AFFINITY
 from playground.engine.workloads import pod_from_template
@@ -194,16 +195,68 @@ def candidate_tuples(candidates):
     return [(c.node, [v.key for v in c.victims], c.num_pdb_violations) for c in candidates]
 
 
+def plain_select_victims(scheduler, pod, node, pdbs, now):
+    """SelectVictimsOnNode as written: remove every lower-priority pod from a NodeInfo, run every
+    filter plugin (nominated pods counted), reprieve in importance order, PDB violators first."""
+    potential = [p for p in scheduler.sim.store.pods_on(node.name) if not p.is_terminal() and p.priority < pod.priority]
+    if not potential:
+        return [], 0, (UNSCHEDULABLE_AND_UNRESOLVABLE, (NO_VICTIMS,), "DefaultPreemption")
+    info = NodeInfo(node)
+    for victim in potential:
+        info.remove_pod(victim)
+    status = plain_filters(scheduler, pod, info)
+    if not status.ok:
+        return [], 0, (status.code, status.reasons, status.plugin)
+    potential.sort(key=lambda p: (-p.priority, p.start_time if p.start_time is not None else now))
+    violating, non_violating = filter_pods_with_pdb_violation(potential, pdbs)
+    victims, violations = [], 0
+    for group, counts in ((violating, 1), (non_violating, 0)):
+        for victim in group:
+            info.add_pod(victim)
+            if plain_filters(scheduler, pod, info).ok:
+                continue
+            info.remove_pod(victim)
+            victims.append(victim)
+            violations += counts
+    victims.sort(key=lambda p: (-p.priority, p.start_time if p.start_time is not None else now))
+    if not victims:
+        return [], 0, (ERROR, (f'expected at least one victim pod on node "{node.name}"',), "DefaultPreemption")
+    return victims, violations, None
+
+
+def plain_dry_run(scheduler, pod, potential, pdbs, offset, num_candidates):
+    """DryRunPreemption node by node on plain_select_victims: (candidate tuples, {node: status})."""
+    non_violating, violating, statuses = [], [], {}
+    now = scheduler.sim.now
+    for i in range(len(potential)):
+        node = potential[(offset + i) % len(potential)]
+        victims, violations, status = plain_select_victims(scheduler, pod, node, pdbs, now)
+        if victims:
+            target = non_violating if violations == 0 else violating
+            if len(target) < num_candidates:
+                target.append((node.name, [v.key for v in victims], violations))
+            if non_violating and len(non_violating) + len(violating) >= num_candidates:
+                break
+        else:
+            statuses[node.name] = status
+    return non_violating + violating, statuses
+
+
 def check_preemption(sim, pod, diagnosis, potential):
     """The columnar dry run (twice: the second from the victim cache) against the node-by-node one
-    on the same offset draw, and the pick against the sequential criteria."""
+    on the same offset draw and against a plain dry run on the filter plugins, and the pick (the
+    rank columns' and select_candidate's) against the sequential criteria."""
     preemption = sim.scheduler.preemption
     pdbs = list(sim.store.pdbs.values())
-    state = sim.rng.getstate()
+    state = first = sim.rng.getstate()
     if potential:
         offset = sim.rng.randrange(len(potential))
-        want, want_statuses = preemption.dry_run_preemption(
-            pod, potential, pdbs, offset, preemption.calculate_num_candidates(len(potential)))
+        num_candidates = preemption.calculate_num_candidates(len(potential))
+        want, want_statuses = preemption.dry_run_preemption(pod, potential, pdbs, offset, num_candidates)
+        plain, plain_statuses = plain_dry_run(sim.scheduler, pod, potential, pdbs, offset, num_candidates)
+        assert candidate_tuples(want) == plain
+        assert [(name, s.code, s.reasons, s.plugin) for name, s in want_statuses.items()] == \
+            [(name, *status) for name, status in plain_statuses.items()]
     else:
         want, want_statuses = [], {}
     after = sim.rng.getstate()
@@ -220,6 +273,12 @@ def check_preemption(sim, pod, diagnosis, potential):
         sim.rng.setstate(state)
         expected = best[0] if len(best) == 1 else best[sim.rng.randrange(len(best))]
         assert picked.node == expected.node
+        end = sim.rng.getstate()
+        sim.rng.setstate(first)
+        scan = preemption._columnar_scan(pod, diagnosis)
+        if scan is not None:
+            assert sim.scheduler.node_order()[preemption.pick_row(scan, scan.candidate_rows())].name == expected.node
+            assert sim.rng.getstate() == end
 
 
 def as_tuples(statuses):
@@ -359,12 +418,13 @@ preemptor = st.tuples(st.sampled_from([1000, 2000, 3000]), st.sampled_from([50, 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(pool, min_size=1, max_size=5), st.integers(0, 2**32), st.lists(preemptor, min_size=1, max_size=8),
        st.lists(st.tuples(st.integers(0, 3), st.integers(0, 1)), max_size=3),
-       st.lists(st.tuples(st.integers(0, 10_000), st.sampled_from(TAINTS)), max_size=10))
-def test_columnar_preemption_matches_node_by_node(pools, seed, preemptors, pdbs, taints):
+       st.lists(st.tuples(st.integers(0, 10_000), st.sampled_from(TAINTS)), max_size=10),
+       st.sampled_from([100, 1, 2, 5]))
+def test_columnar_preemption_matches_node_by_node(pools, seed, preemptors, pdbs, taints, min_candidates):
     """Full nodes of lower-priority pods (random requests, priorities, start times, PDB groups),
     preemptors that fit nowhere: the same candidates, victims, statuses and pick as the node-by-node
     dry run, while earlier preemptions nominate nodes and delete or remove victims (the victim cache
-    must follow)."""
+    must follow). A small minCandidateNodesAbsolute makes the dry run stop early."""
     import random
 
     data = {"pools": pools, "percentage": 0, "taints": taints, "cordons": [], "placed": [], "nominated": [],
@@ -383,6 +443,7 @@ def test_columnar_preemption_matches_node_by_node(pools, seed, preemptors, pdbs,
             if node.requested_cpu + pod.cpu <= node.allocatable_cpu:
                 store.add_pod(pod)
     scheduler = sim.scheduler
+    scheduler.config.min_candidate_nodes_absolute = min_candidates
     for i, (cpu, priority, tolerations, remove) in enumerate(preemptors):
         pod = make_pod(sim, f"high-{i}", (cpu, 0, priority, tolerations, {}, None, ()))
         store.add_pod(pod)

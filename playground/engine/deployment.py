@@ -23,6 +23,7 @@ informers would within milliseconds.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -72,6 +73,7 @@ def scaled_value(value: int | str, total: int, round_up: bool) -> int:
     return math.ceil(exact) if round_up else math.floor(exact)
 
 
+@functools.lru_cache(maxsize=1024)  # pure, and every sync asks it with the same few arguments
 def resolve_fenceposts(max_surge: int | str, max_unavailable: int | str, desired: int) -> tuple[int, int]:
     """ResolveFenceposts: surge rounds up, unavailable down; both 0 -> unavailable 1, on the theory
     that surge might not work due to quota."""
@@ -263,6 +265,9 @@ class DeploymentController:
         self._deadline: dict[str, tuple[int, int]] = {}  # deployment -> (due, timer id)
         self._sequence = 0
         self._hashes: dict[str, tuple[object, str]] = {}
+        # Deployment -> what its last sync left, when that was a settled shape (see settled()).
+        self._settled: dict[str, tuple] = {}
+        self.skip_settled = True  # False: every sync runs in full (the reference the tests compare)
         sim.clock.register("deployment.resync", self.resync)
 
     # ---------------------------------------------------------------- bookkeeping
@@ -280,16 +285,84 @@ class DeploymentController:
     def _event(self, d: Deployment, message: str) -> None:
         self.sim.store.event("Normal", "ScalingReplicaSet", f"Deployment/{d.namespace}/{d.name}", message, SOURCE)
 
+    # ---------------------------------------------------------------- settled Deployments
+
+    def settled(self, d: Deployment) -> bool:
+        """True when a sync of `d` (the deployment sync and its ReplicaSets' syncs) would change
+        nothing: its last sync left it settled (see remember) and nothing a sync reads has changed
+        since, its progress deadline has not passed and no timer asked for it. Every pod event of a
+        ReplicaSet asks for a sync (as the informers do); most of them, in a steady Deployment,
+        find nothing to do."""
+        memo = self._settled.get(d.name)
+        if memo is None or not self.skip_settled:
+            return False
+        refs, values = memo
+        rss = self.workloads.replicasets_of(d.name)
+        if len(rss) != 1 or rss[0] is not refs[1] or d.template is not refs[0]:
+            return False
+        return values == self._signature(d, rss[0]) and not self._deadline_passed(d)
+
+    def remember(self, d: Deployment) -> None:
+        """After a sync: keep what it left when that is a settled shape, where one more sync provably
+        changes nothing. That is a rolling Deployment, not paused, whose spec was observed, without
+        minReadySeconds (availability would depend on the clock), with one ReplicaSet, the one of its
+        template, sized to spec.replicas (annotations too) and holding that many active pods, with
+        no failed sync pending. Then sync_deployment is a no-op on its own result: there is no
+        scaling event, nothing to reconcile or clean up, and the status it would compute is the one
+        stored (so no progress, no new condition; a timeout depends on the clock, hence
+        _deadline_passed). Only after a sync that ended with no ReplicaSet status changed."""
+        self.forget(d)
+        if d.paused or d.strategy != ROLLING_UPDATE or d.min_ready_seconds or d.observed_generation != d.generation:
+            return
+        rss = self.workloads.replicasets_of(d.name)
+        if len(rss) != 1:
+            return
+        rs = rss[0]
+        if (rs.min_ready_seconds or rs.template_hash != self.template_hash(d) or rs.replicas != d.replicas
+                or rs.desired_replicas != d.replicas or rs.max_replicas != d.replicas + max_surge(d)
+                or len(self.workloads._active.get(rs.name, ())) != rs.replicas
+                or rs.name in self.workloads._failures):
+            return
+        self._settled[d.name] = ((d.template, rs), self._signature(d, rs))
+
+    def forget(self, d: Deployment) -> None:
+        self._settled.pop(d.name, None)
+
+    def _signature(self, d: Deployment, rs: ReplicaSet) -> tuple:
+        """Everything a sync of a settled Deployment reads or writes, besides the clock."""
+        workloads = self.workloads
+        return (d.generation, d.observed_generation, d.replicas, d.paused, d.strategy, d.max_surge, d.max_unavailable,
+                d.min_ready_seconds, d.progress_deadline_seconds, d.revision_history_limit, d.revision,
+                d.status_replicas, d.updated_replicas, d.ready_replicas, d.available_replicas, d.unavailable_replicas,
+                tuple((c.type, c.status, c.reason, c.message, c.last_update_time, c.last_transition_time)
+                      for c in d.conditions.values()),
+                self._deadline.get(d.name),
+                rs.replicas, rs.desired_replicas, rs.max_replicas, rs.status_replicas, rs.ready_replicas,
+                rs.available_replicas, rs.revision, rs.min_ready_seconds,
+                len(workloads._active.get(rs.name, ())), len(workloads._ready.get(rs.name, ())),
+                rs.name in workloads._failures)
+
+    def _deadline_passed(self, d: Deployment) -> bool:
+        """The progress deadline has passed without a timeout written yet: the sync would write it."""
+        if not has_progress_deadline(d):
+            return False
+        cond = d.conditions.get(PROGRESSING)
+        return (cond is not None and cond.reason not in (NEW_RS_AVAILABLE, TIMED_OUT)
+                and cond.last_update_time + d.progress_deadline_seconds * 1000 < self.sim.clock.now)
+
     # ---------------------------------------------------------------- syncDeployment
 
     def sync_deployment(self, d: Deployment) -> None:
         self.check_paused_conditions(d)
-        if d.paused or self.is_scaling_event(d):
-            self.sync(d)
+        # getAllReplicaSetsAndSyncRevision once: the paths below would repeat it on the same state
+        # (its writes are idempotent); only creating the new ReplicaSet is left to rolling.
+        rss = self.get_all_replica_sets(d, create=False)
+        if d.paused or self.is_scaling_event(d, rss):
+            self.sync(d, rss)
         elif d.strategy == RECREATE:
-            self.rollout_recreate(d)
+            self.rollout_recreate(d, rss)
         else:
-            self.rollout_rolling(d)
+            self.rollout_rolling(d, rss)
 
     def check_paused_conditions(self, d: Deployment) -> None:
         if not has_progress_deadline(d):
@@ -304,8 +377,8 @@ class DeploymentController:
         elif not d.paused and paused_exists:
             set_condition(d.conditions, new_condition(PROGRESSING, UNKNOWN, RESUMED, "Deployment is resumed", now))
 
-    def is_scaling_event(self, d: Deployment) -> bool:
-        new_rs, old_rss = self.get_all_replica_sets(d, create=False)
+    def is_scaling_event(self, d: Deployment, rss: tuple | None = None) -> bool:
+        new_rs, old_rss = rss if rss is not None else self.get_all_replica_sets(d, create=False)
         for rs in [*old_rss, new_rs]:
             if rs is not None and rs.replicas > 0 and rs.desired_replicas is not None \
                     and rs.desired_replicas != d.replicas:
@@ -317,10 +390,10 @@ class DeploymentController:
     def template_hash(self, d: Deployment) -> str:
         """The hash of the Deployment's current template, computed once per template object (the
         operations replace a template, never change one in place)."""
-        from .workloads import template_hash
-
         cached = self._hashes.get(d.name)
         if cached is None or cached[0] is not d.template:
+            from .workloads import template_hash
+
             cached = self._hashes[d.name] = (d.template, template_hash(d.template))
         return cached[1]
 
@@ -329,8 +402,10 @@ class DeploymentController:
         return next((rs for rs in self.replica_sets(d) if rs.template_hash == wanted), None)
 
     def get_all_replica_sets(self, d: Deployment, create: bool) -> tuple[ReplicaSet | None, list[ReplicaSet]]:
-        existing = self.find_new_replica_set(d)
-        old_rss = [rs for rs in self.replica_sets(d) if rs is not existing]
+        rss = self.replica_sets(d)
+        wanted = self.template_hash(d)
+        existing = next((rs for rs in rss if rs.template_hash == wanted), None)
+        old_rss = [rs for rs in rss if rs is not existing]
         new_revision = max((rs.revision for rs in old_rss), default=0) + 1
         now = self.sim.clock.now
         if existing is not None:
@@ -433,9 +508,9 @@ class DeploymentController:
             return active[0]
         return None
 
-    def sync(self, d: Deployment) -> None:
+    def sync(self, d: Deployment, rss: tuple | None = None) -> None:
         """sync.go sync: for a paused Deployment or a scaling event; never creates a ReplicaSet."""
-        new_rs, old_rss = self.get_all_replica_sets(d, create=False)
+        new_rs, old_rss = rss if rss is not None else self.get_all_replica_sets(d, create=False)
         self.scale(d, new_rs, old_rss)
         if d.paused:
             self.cleanup(d, old_rss)
@@ -443,8 +518,8 @@ class DeploymentController:
 
     # ---------------------------------------------------------------- rolling.go
 
-    def rollout_rolling(self, d: Deployment) -> None:
-        new_rs, old_rss = self.get_all_replica_sets(d, create=True)
+    def rollout_rolling(self, d: Deployment, rss: tuple | None = None) -> None:
+        new_rs, old_rss = rss if rss is not None and rss[0] is not None else self.get_all_replica_sets(d, create=True)
         all_rss = [*old_rss, new_rs]
         if self.reconcile_new_replica_set(all_rss, new_rs, d):
             self.sync_rollout_status(d, all_rss, new_rs)
@@ -513,8 +588,8 @@ class DeploymentController:
 
     # ---------------------------------------------------------------- recreate.go
 
-    def rollout_recreate(self, d: Deployment) -> None:
-        new_rs, old_rss = self.get_all_replica_sets(d, create=False)
+    def rollout_recreate(self, d: Deployment, rss: tuple | None = None) -> None:
+        new_rs, old_rss = rss if rss is not None else self.get_all_replica_sets(d, create=False)
         all_rss = [*old_rss, new_rs]
         scaled_down = False
         for rs in [rs for rs in old_rss if rs.replicas > 0]:
@@ -559,15 +634,20 @@ class DeploymentController:
     # ---------------------------------------------------------------- status (sync.go, progress.go)
 
     def calculate_status(self, d: Deployment, all_rss: list[ReplicaSet], new_rs: ReplicaSet | None) -> DeploymentStatus:
-        rss = [rs for rs in all_rss if rs is not None]
-        available = available_replica_count(rss)
+        spec = actual = ready = available = 0  # the four counts of calculateStatus, in one pass
+        for rs in all_rss:
+            if rs is not None:
+                spec += rs.replicas
+                actual += rs.status_replicas
+                ready += rs.ready_replicas
+                available += rs.available_replicas
         status = DeploymentStatus(
             observed_generation=d.generation,
-            replicas=actual_replica_count(rss),
+            replicas=actual,
             updated_replicas=new_rs.status_replicas if new_rs is not None else 0,
-            ready_replicas=ready_replica_count(rss),
+            ready_replicas=ready,
             available_replicas=available,
-            unavailable_replicas=max(replica_count(rss) - available, 0),
+            unavailable_replicas=max(spec - available, 0),
             conditions=dict(d.conditions),
         )
         now = self.sim.clock.now

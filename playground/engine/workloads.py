@@ -276,6 +276,8 @@ class WorkloadControllers:
     def _sync_deployment(self, deployment: Deployment) -> None:
         """The deployment controller sizes the ReplicaSets, the ReplicaSet controller creates and
         deletes pods, and the two answer each other until neither has more to do in this instant."""
+        if self.deployments.settled(deployment):
+            return
         for _ in range(10):
             self.deployments.sync_deployment(deployment)
             changed = False
@@ -284,7 +286,9 @@ class WorkloadControllers:
                     break
                 changed |= self._update_status(rs)
             if not changed:
+                self.deployments.remember(deployment)
                 return
+        self.deployments.forget(deployment)
 
     def _update_status(self, rs: ReplicaSet) -> bool:
         """calculateStatus of the ReplicaSet controller; a timer for pods still short of

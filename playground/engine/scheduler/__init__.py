@@ -674,7 +674,7 @@ class Scheduler:
                                                         counted[fit_rows] if counted is not None else None)
             keys = bits * 2 + unresolvable
             fit_ids = np.empty_like(keys)
-            for key in np.unique(keys).tolist():
+            for key in np.flatnonzero(np.bincount(keys)).tolist():  # np.unique, sorted too; keys < 16
                 if key == 0:  # fits: rejected by PodTopologySpread or InterPodAffinity
                     extra_ids, extra_table = extra
                     passed = keys == 0

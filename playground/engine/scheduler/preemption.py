@@ -26,8 +26,12 @@ On the scheduler's columns (the default filters): the nodes where preemption mig
 the cycle's status codes; each node's SelectVictimsOnNode outcome is kept per kind of preemptor for
 the instant (VictimCache) until that node's pods, taints, cordon or nominated pods change, so a
 burst of preemptors of one template runs it once per node; the dry run's stopping point is found
-on the cached outcomes (scan_end) and only nodes the scan reaches are evaluated. The per-node
-functions below stay the reference (tests/test_scheduler_columnar.py).
+on the cached outcomes (scan_end) and only nodes the scan reaches are evaluated, at most the
+candidates still missing at a time. Candidates stay rows (RowScan) and pickOneNodeForPreemption
+runs on per-row rank columns, so no Candidate list is built for the hundreds of candidates a big
+cluster has. Where only NodeResourcesFit can reject the preemptor, SelectVictimsOnNode is
+arithmetic on the node's request sums plus those of its nominated pods of equal or higher
+priority. The per-node functions below stay the reference (tests/test_scheduler_columnar.py).
 """
 
 from __future__ import annotations
@@ -74,6 +78,7 @@ def candidate_rank(candidate: Candidate, now: int) -> tuple:
 
 
 UNKNOWN, NON_VIOLATING, VIOLATING, NOT_A_CANDIDATE = 0, 1, 2, 3
+RANK_COLUMNS = 5  # the criteria of candidate_rank
 
 
 class VictimCache:
@@ -89,7 +94,8 @@ class VictimCache:
         self.key: tuple | None = None
         self.by_kind: dict[tuple, list] = {}
 
-    def results(self, kind: tuple, now: int, pdbs: list[PodDisruptionBudget]) -> tuple[np.ndarray, dict]:
+    def results(self, kind: tuple, now: int, pdbs: list[PodDisruptionBudget]) -> tuple[np.ndarray, dict, np.ndarray]:
+        """(state per row, Candidate or Status per known row, candidate_rank per candidate row)."""
         columns = self.columns
         key = (now, columns.generation, tuple((pdb.namespace, pdb.name, pdb.disruptions_allowed,
                                                tuple(pdb.disrupted_pods)) for pdb in pdbs))
@@ -99,8 +105,9 @@ class VictimCache:
         end = columns.log_base + len(columns.log)
         entry = self.by_kind.get(kind)
         if entry is None:
-            entry = self.by_kind[kind] = [end, np.zeros(len(columns.nodes), dtype=np.int8), {}]
-            return entry[1], entry[2]
+            entry = self.by_kind[kind] = [end, np.zeros(len(columns.nodes), dtype=np.int8), {},
+                                          np.zeros((len(columns.nodes), RANK_COLUMNS), dtype=np.int64)]
+            return entry[1], entry[2], entry[3]
         start = entry[0] - columns.log_base
         states, results = entry[1], entry[2]
         if start < 0:
@@ -112,18 +119,21 @@ class VictimCache:
             for row in changed:
                 results.pop(row, None)
         entry[0] = end
-        return states, results
+        return states, results, entry[3]
 
 
 def scan_end(states: np.ndarray, num_candidates: int) -> int:
     """How many rows (of `states`, in scan order) DryRunPreemption looks at: it stops once it has a
-    candidate without violations and numCandidates in all (each kind capped at numCandidates)."""
-    non_violating = np.cumsum(states == NON_VIOLATING)
-    violating = np.cumsum(states == VIOLATING)
-    done = (non_violating >= 1) & (np.minimum(non_violating, num_candidates)
-                                   + np.minimum(violating, num_candidates) >= num_candidates)
-    hits = np.flatnonzero(done)
-    return int(hits[0]) + 1 if len(hits) else len(states)
+    candidate without violations and numCandidates in all (each kind capped at numCandidates, so
+    the capped sum reaches numCandidates exactly when the plain count of candidates does)."""
+    num_candidates = max(num_candidates, 1)
+    candidates = np.flatnonzero((states == NON_VIOLATING) | (states == VIOLATING))
+    if len(candidates) < num_candidates:
+        return len(states)
+    non_violating = np.flatnonzero(states == NON_VIOLATING)
+    if not len(non_violating):
+        return len(states)
+    return max(int(non_violating[0]), int(candidates[num_candidates - 1])) + 1
 
 
 def pod_start_time(pod: Pod, now: int) -> int:
@@ -193,7 +203,16 @@ class DefaultPreemption:
         ok, reason = self.pod_eligible_to_preempt_others(pod, diagnosis.get(pod.nominated_node_name))
         if not ok:
             return None, reason
-        candidates, statuses = self.find_candidates(pod, diagnosis)
+        scan = self._columnar_scan(pod, diagnosis)
+        if scan is not None:
+            rows = scan.candidate_rows()
+            if len(rows):
+                best = scan.result(self.pick_row(scan, rows))
+                self.prepare_candidate(best, pod)
+                return best.node, ""
+            candidates, statuses = [], scan.statuses()
+        else:
+            candidates, statuses = self.find_candidates(pod, diagnosis)
         errors = [s.reasons[0] for s in statuses.values() if s.code == ERROR and s.reasons]
         if errors and not candidates:
             return None, ", ".join(errors)
@@ -250,23 +269,30 @@ class DefaultPreemption:
         return out
 
     def find_candidates(self, pod: Pod, diagnosis: "Diagnosis") -> tuple[list[Candidate], dict[str, Status]]:
-        scheduler = self.scheduler
-        order = scheduler.node_order()
-        rows = diagnosis.rows_with_code(order, UNSCHEDULABLE)
-        if rows is not None and scheduler.filters is DEFAULT_FILTERS and not scheduler.cycle_of(pod).filters:
-            # (the victim cache holds per-node outcomes; with spread or affinity constraints a node's
-            # outcome depends on the other nodes' pods too)
-            if not len(rows):
-                return [], {}
-            pdbs = list(self.sim.store.pdbs.values())
-            offset = self.sim.rng.randrange(len(rows))
-            return self.dry_run_rows(pod, order, rows, pdbs, offset, self.calculate_num_candidates(len(rows)))
+        scan = self._columnar_scan(pod, diagnosis)
+        if scan is not None:
+            return [scan.result(r) for r in scan.candidate_rows().tolist()], scan.statuses()
         potential = self.potential_nodes(diagnosis)
         if not potential:
             return [], {}
         pdbs = list(self.sim.store.pdbs.values())
         offset = self.sim.rng.randrange(len(potential))
         return self.dry_run_preemption(pod, potential, pdbs, offset, self.calculate_num_candidates(len(potential)))
+
+    def _columnar_scan(self, pod: Pod, diagnosis: "Diagnosis") -> "RowScan | None":
+        """find_candidates on the columns and the victim cache, or None where they do not apply."""
+        scheduler = self.scheduler
+        order = scheduler.node_order()
+        rows = diagnosis.rows_with_code(order, UNSCHEDULABLE)
+        if rows is None or scheduler.filters is not DEFAULT_FILTERS or scheduler.cycle_of(pod).filters:
+            # (the victim cache holds per-node outcomes; with spread or affinity constraints a node's
+            # outcome depends on the other nodes' pods too)
+            return None
+        if not len(rows):
+            return RowScan.empty(order)
+        pdbs = list(self.sim.store.pdbs.values())
+        offset = self.sim.rng.randrange(len(rows))
+        return self._scan_rows(pod, order, rows, pdbs, offset, self.calculate_num_candidates(len(rows)))
 
     def dry_run_preemption(self, pod: Pod, potential: list[Node], pdbs: list[PodDisruptionBudget], offset: int,
                            num_candidates: int) -> tuple[list[Candidate], dict[str, Status]]:
@@ -293,13 +319,19 @@ class DefaultPreemption:
 
     def dry_run_rows(self, pod: Pod, order: list[Node], rows: np.ndarray, pdbs: list[PodDisruptionBudget],
                      offset: int, num_candidates: int) -> tuple[list[Candidate], dict[str, Status]]:
-        """dry_run_preemption over rows of the columns (ascending), from `offset`: the rows' outcomes
-        come from the victim cache, and SelectVictimsOnNode runs only on the rows the scan reaches
-        whose outcome is not known yet."""
+        """dry_run_preemption over rows of the columns (ascending), from `offset`."""
+        scan = self._scan_rows(pod, order, rows, pdbs, offset, num_candidates)
+        return [scan.result(r) for r in scan.candidate_rows().tolist()], scan.statuses()
+
+    def _scan_rows(self, pod: Pod, order: list[Node], rows: np.ndarray, pdbs: list[PodDisruptionBudget],
+                   offset: int, num_candidates: int) -> "RowScan":
+        """The dry run over rows of the columns (ascending), from `offset`: the rows' outcomes come
+        from the victim cache, and SelectVictimsOnNode runs only on unknown rows the scan reaches, a
+        batch at a time (at most the candidates still missing), until its stopping point is known."""
         scheduler = self.scheduler
         now = self.sim.clock.now
         kind = (scheduler.columns.pod_class(pod, scheduler.filters), pod.cpu, pod.memory, pod.priority)
-        states, results = self.victim_cache.results(kind, now, pdbs)
+        states, results, ranks = self.victim_cache.results(kind, now, pdbs)
         scan = np.concatenate((rows[offset:], rows[:offset])) if offset else rows
         own_row = scheduler.columns.index.get(pod.nominated_node_name) if pod.nominated_node_name else None
         own_result = None
@@ -311,12 +343,16 @@ class DefaultPreemption:
             unknown = np.flatnonzero(seen[:end] == UNKNOWN)
             if not len(unknown):
                 break
+            if end == len(seen):  # no stopping point yet: at most the candidates still missing
+                found = int(np.count_nonzero((seen == NON_VIOLATING) | (seen == VIOLATING)))
+                unknown = unknown[:max(num_candidates - found, 1)]
             for row in scan[unknown].tolist():
                 node = order[row]
                 victims, num_violations, status = self.select_victims_on_node(pod, node, pdbs)
                 if status.ok and victims:
                     candidate = Candidate(node.name, victims, num_violations)
                     candidate.rank = candidate_rank(candidate, now)
+                    ranks[row] = candidate.rank
                     result, state = candidate, NON_VIOLATING if num_violations == 0 else VIOLATING
                 else:
                     if status.ok:
@@ -327,15 +363,9 @@ class DefaultPreemption:
                     own_result = result
                 else:
                     results[row] = result
-        reached = scan[:end]
-        seen = seen[:end]
-        own = (lambda row: own_result if row == own_row else results[row])
-        non_violating = [own(r) for r in reached[seen == NON_VIOLATING][:num_candidates].tolist()]
-        violating = [own(r) for r in reached[seen == VIOLATING][:num_candidates].tolist()]
-        statuses = {order[r].name: own(r) for r in reached[seen == NOT_A_CANDIDATE].tolist()}
         if own_row is not None:
             states[own_row] = UNKNOWN
-        return non_violating + violating, statuses
+        return RowScan(order, scan[:end], seen[:end], num_candidates, results, ranks, own_row, own_result)
 
     def select_victims_on_node(self, pod: Pod, node: Node,
                                pdbs: list[PodDisruptionBudget]) -> tuple[list[Pod], int, Status]:
@@ -345,8 +375,9 @@ class DefaultPreemption:
                      if not p.is_terminal() and p.priority < pod.priority]
         if not potential:
             return [], 0, Status(UNSCHEDULABLE_AND_UNRESOLVABLE, (NO_VICTIMS,), NAME)
-        if scheduler.resources_only(pod, node):
-            return self._select_victims_by_resources(pod, node, potential, pdbs, now)
+        nominated = self.nominated_requests(pod, node)
+        if nominated is not None:
+            return self._select_victims_by_resources(pod, node, potential, pdbs, now, nominated)
         info = NodeInfo(node)
         for victim in potential:
             info.remove_pod(victim)
@@ -375,12 +406,33 @@ class DefaultPreemption:
             victims.sort(key=importance_key(now))
         return victims, num_violations, OK
 
+    def nominated_requests(self, pod: Pod, node: Node) -> tuple[int, int, int] | None:
+        """When only NodeResourcesFit can reject `pod` on `node` (no taints, schedulable, no selector,
+        affinity or spread): the cpu, memory and pod count that the node's nominated pods of equal
+        or higher priority add in RunFilterPluginsWithNominatedPods; else None."""
+        scheduler = self.scheduler
+        if (scheduler.filters is not DEFAULT_FILTERS or node.taints or node.unschedulable or pod.node_name
+                or pod.node_selector or pod.required_node_affinity is not None or pod.affinity_node_name is not None
+                or scheduler.cycle_of(pod).filters):
+            return None
+        cpu = memory = count = 0
+        nominated = scheduler.nominated.get(node.name)
+        if nominated:
+            for other in nominated.values():
+                if other.priority >= pod.priority and other.key != pod.key:
+                    cpu += other.cpu
+                    memory += other.memory
+                    count += 1
+        return cpu, memory, count
+
     def _select_victims_by_resources(self, pod: Pod, node: Node, potential: list[Pod],
-                                     pdbs: list[PodDisruptionBudget], now: int) -> tuple[list[Pod], int, Status]:
-        """The same algorithm when only NodeResourcesFit can reject the pod on this node (no taints,
-        schedulable, no selector or affinity, no nominated pods): plain arithmetic on the node's
-        request totals instead of filter calls on a NodeInfo copy."""
-        cpu, memory, count = node.requested_cpu, node.requested_memory, node.pod_count
+                                     pdbs: list[PodDisruptionBudget], now: int,
+                                     nominated: tuple[int, int, int] = (0, 0, 0)) -> tuple[list[Pod], int, Status]:
+        """The same algorithm when only NodeResourcesFit can reject the pod on this node: plain
+        arithmetic on the node's request totals (plus `nominated`, see nominated_requests) instead
+        of filter calls on a NodeInfo copy."""
+        cpu, memory, count = (node.requested_cpu + nominated[0], node.requested_memory + nominated[1],
+                              node.pod_count + nominated[2])
         for victim in potential:
             cpu -= victim.cpu
             memory -= victim.memory
@@ -429,6 +481,20 @@ class DefaultPreemption:
         # Kubernetes takes the first of a map's iteration order: effectively random.
         return remaining[self.sim.rng.randrange(len(remaining))]
 
+    def pick_row(self, scan: "RowScan", rows: np.ndarray) -> int:
+        """select_candidate on the scan's rank columns: the same criteria, ties and RNG draw, without
+        a tuple per candidate."""
+        if len(rows) == 1:
+            return int(rows[0])
+        ranks = scan.ranks[rows]
+        keep = np.arange(len(rows))
+        for column in range(RANK_COLUMNS):
+            values = ranks[keep, column]
+            keep = keep[values == values.max()]
+            if len(keep) == 1:
+                return int(rows[keep[0]])
+        return int(rows[keep[self.sim.rng.randrange(len(keep))]])
+
     # ---------------------------------------------------------------- acting
 
     def prepare_candidate(self, candidate: Candidate, preemptor: Pod) -> None:
@@ -447,3 +513,40 @@ class DefaultPreemption:
         for other in self.scheduler.nominated_pods(candidate.node):
             if other.priority < preemptor.priority and other.key != preemptor.key:
                 store.set_nominated_node(other, "")
+
+
+class RowScan:
+    """Where a columnar dry run stopped: the rows it reached in scan order, their states, and the
+    cached outcomes (the preemptor's own nominated row's outcome held apart)."""
+
+    __slots__ = ("order", "reached", "seen", "num_candidates", "results", "ranks", "own_row", "own_result")
+
+    def __init__(self, order: list[Node], reached: np.ndarray, seen: np.ndarray, num_candidates: int,
+                 results: dict, ranks: np.ndarray, own_row: int | None, own_result) -> None:
+        self.order = order
+        self.reached = reached
+        self.seen = seen
+        self.num_candidates = num_candidates
+        self.results = results
+        self.ranks = ranks
+        self.own_row = own_row
+        self.own_result = own_result
+
+    @classmethod
+    def empty(cls, order: list[Node]) -> "RowScan":
+        none = np.zeros(0, dtype=np.int64)
+        return cls(order, none, none.astype(np.int8), 0, {}, np.zeros((0, RANK_COLUMNS), dtype=np.int64), None, None)
+
+    def result(self, row: int):
+        return self.own_result if row == self.own_row else self.results[row]
+
+    def candidate_rows(self) -> np.ndarray:
+        """Non-violating candidates first, then violating ones, each capped at numCandidates."""
+        k = self.num_candidates
+        non_violating = self.reached[self.seen == NON_VIOLATING][:k]
+        violating = self.reached[self.seen == VIOLATING][:k]
+        return np.concatenate((non_violating, violating)) if len(violating) else non_violating
+
+    def statuses(self) -> dict[str, Status]:
+        order = self.order
+        return {order[r].name: self.result(r) for r in self.reached[self.seen == NOT_A_CANDIDATE].tolist()}

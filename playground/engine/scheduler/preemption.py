@@ -208,7 +208,7 @@ class DefaultPreemption:
             rows = scan.candidate_rows()
             if len(rows):
                 best = scan.result(self.pick_row(scan, rows))
-                self.prepare_candidate(best, pod)
+                self.scheduler.prepare_candidate(best, pod)
                 return best.node, ""
             candidates, statuses = [], scan.statuses()
         else:

@@ -317,8 +317,8 @@ def test_attempts_per_tick_bound_scheduling_throughput_after_t0():
     assert reports == [(0, 5), (5, 5)]  # reported while the t=0 pods are placed, and when done
 
 
-def test_events_are_delivered_even_when_the_ticks_budget_is_spent():
-    body = nodes_toml("n-", 1, cpu="1", memory="1Gi") + "\n[scheduler]\nattemptsPerTick = 1\n" + """
+# One pod slot, held by "blocker"; "waiting" arrives at 5 s; one scheduling attempt per tick.
+ONE_SLOT_BLOCKED = nodes_toml("n-", 1, cpu="1", memory="1Gi") + "\n[scheduler]\nattemptsPerTick = 1\n" + """
 [[pods]]
 name = "blocker"
 nodeName = "n-1"
@@ -330,6 +330,10 @@ name = "waiting"
 at = "5s"
 requests = { cpu = "1" }
 """
+
+
+def test_events_are_delivered_even_when_the_ticks_budget_is_spent():
+    body = ONE_SLOT_BLOCKED
     sim = make_sim(body, header=versioned("1.32"))
     sim.run_until(5)
     pod = sim.store.pods["default/waiting"]
@@ -341,18 +345,7 @@ requests = { cpu = "1" }
 
 
 def test_from_1_33_a_pod_in_backoffq_is_popped_on_the_next_tick_when_the_budget_is_spent():
-    body = nodes_toml("n-", 1, cpu="1", memory="1Gi") + "\n[scheduler]\nattemptsPerTick = 1\n" + """
-[[pods]]
-name = "blocker"
-nodeName = "n-1"
-terminationGracePeriodSeconds = 0
-requests = { cpu = "1" }
-
-[[pods]]
-name = "waiting"
-at = "5s"
-requests = { cpu = "1" }
-"""
+    body = ONE_SLOT_BLOCKED
     sim = make_sim(body, header=versioned("1.33"))
     sim.run_until(5)
     pod = sim.store.pods["default/waiting"]

@@ -94,8 +94,7 @@ def test_failed_scheduling_words_by_release(version, expected):
     assert pod.conditions["PodScheduled"].message == expected
 
 
-def test_a_successful_preemption_has_no_post_filter_message():
-    body = """
+PREEMPTION = """
 [[nodes]]
 name = "n-1"
 capacity = { cpu = "2", memory = "4Gi" }
@@ -104,6 +103,7 @@ capacity = { cpu = "2", memory = "4Gi" }
 name = "victim"
 nodeName = "n-1"
 priority = 0
+terminationGracePeriodSeconds = 0
 requests = { cpu = "2" }
 
 [[pods]]
@@ -111,7 +111,10 @@ name = "p"
 priority = 100
 requests = { cpu = "2" }
 """
-    sim = make_sim(body, header=versioned("1.35"))
+
+
+def test_a_successful_preemption_has_no_post_filter_message():
+    sim = make_sim(PREEMPTION, header=versioned("1.35"))
     sim.run_until(0)
     [event] = events(sim, "FailedScheduling", "Pod/default/p")
     assert event.message == "0/1 nodes are available: 1 Insufficient cpu."
@@ -133,23 +136,6 @@ def test_sim_json_names_the_release(tmp_path, capsys):
     assert doc["kubernetesVersion"] == "1.32"
 
 
-PREEMPTION = """
-[[nodes]]
-name = "n-1"
-capacity = { cpu = "2", memory = "4Gi" }
-
-[[pods]]
-name = "victim"
-nodeName = "n-1"
-priority = 0
-terminationGracePeriodSeconds = 0
-requests = { cpu = "2" }
-
-[[pods]]
-name = "p"
-priority = 100
-requests = { cpu = "2" }
-"""
 
 
 @pytest.mark.parametrize("version, order, bound_at", [

@@ -98,6 +98,26 @@ def num_feasible_nodes_to_find(num_all_nodes: int, percentage: int) -> int:
     return max(num, MIN_FEASIBLE_NODES_TO_FIND)
 
 
+def feasible_window(feasible: np.ndarray, start: int, to_find: int) -> tuple[np.ndarray, int]:
+    """The rows findNodesThatPassFilters keeps: from `start`, round-robin over the rows, the first
+    `to_find` feasible ones; and how many rows that took (all of them when fewer are feasible).
+    The common case (a window of feasible rows that does not wrap) is a slice of one range."""
+    count = len(feasible)
+    end = start + to_find
+    if end <= count and np.count_nonzero(feasible[start:end]) == to_find:
+        return _ROWS[start:end] if end <= len(_ROWS) else np.arange(start, end), to_find
+    positions = np.flatnonzero(feasible)
+    k = int(np.searchsorted(positions, start))
+    rows = np.concatenate((positions[k:], positions[:k]))[:to_find] if k else positions[:to_find]
+    if len(rows) == to_find:
+        return rows, (int(rows[-1]) - start) % count + 1
+    return rows, count
+
+
+_ROWS = np.arange(1 << 16, dtype=np.int64)  # windows are read-only views of it
+_ROWS.flags.writeable = False
+
+
 def fit_error_message(num_all_nodes: int, statuses: dict[str, Status], post_filter_message: str = "",
                       absent: Status | None = None) -> str:
     """FitError.Error(): "0/N nodes are available: <sorted histogram>. <post filter message>."
@@ -638,13 +658,7 @@ class Scheduler:
         count = len(order)
         to_find = num_feasible_nodes_to_find(count, self.config.percentage_of_nodes_to_score)
         start = self.next_start % count
-        positions = np.flatnonzero(feasible)
-        k = int(np.searchsorted(positions, start))
-        rows = np.concatenate((positions[k:], positions[:k]))[:to_find] if k else positions[:to_find]
-        if len(rows) == to_find:
-            processed = (int(rows[-1]) - start) % count + 1
-        else:
-            processed = count
+        rows, processed = feasible_window(feasible, start, to_find)
         self.next_start = (self.next_start + processed) % count
         diagnosis = Diagnosis()
         if processed > len(rows):
@@ -803,7 +817,7 @@ class Scheduler:
 
     def select_row(self, rows: np.ndarray, scores: np.ndarray) -> int:
         """select_host on columns: the same draw (one, only when there are ties)."""
-        ties = np.flatnonzero(scores == scores.max())
+        ties = (scores == scores.max()).nonzero()[0]
         if len(ties) == 1:
             return int(rows[ties[0]])
         return int(rows[ties[self.sim.rng.randrange(len(ties))]])
@@ -844,7 +858,7 @@ class Scheduler:
                 scores = self.columns.score(pod, placement, rows)
                 cycle = self.cycle_of(pod)
                 if cycle.scores:
-                    scores = scores + cycle.score(rows)
+                    scores += cycle.score(rows)
                 row = self.select_row(rows, scores)
             self.bind(pod, order[row])
             return

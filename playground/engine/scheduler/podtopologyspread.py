@@ -301,8 +301,8 @@ def filter_columns(columns, counts, pod: Pod, constraints: tuple[Constraint, ...
 
 
 def score_columns(columns, counts, pod: Pod, constraints: tuple[Constraint, ...], require_all: bool,
-                  rows: np.ndarray) -> np.ndarray:
-    """score_reference on the rows `rows` (normalized, not yet weighted).
+                  rows: np.ndarray, weight: int = 1) -> np.ndarray:
+    """score_reference on the rows `rows`, normalized, times `weight`.
 
     Every node counts for a constraint when the pod has no required node affinity, the taints
     policy is Ignore and no key can be missing (the system defaults, most pods): then its per-domain
@@ -312,7 +312,13 @@ def score_columns(columns, counts, pod: Pod, constraints: tuple[Constraint, ...]
     free = not pod.node_selector and pod.required_node_affinity is None and pod.affinity_node_name is None
     shape = _shape(columns, constraints)
     if free and shape is HOST_ZONE and HostZoneTable.of(columns, counts, constraints) is not None:
-        return HostZoneTable.score_of(columns, counts, constraints, rows)
+        return HostZoneTable.score_of(columns, counts, constraints, rows, weight)
+    out = _score_columns(columns, counts, pod, constraints, require_all, rows, free)
+    return out if weight == 1 else out * weight
+
+
+def _score_columns(columns, counts, pod: Pod, constraints: tuple[Constraint, ...], require_all: bool,
+                   rows: np.ndarray, free: bool) -> np.ndarray:
     everywhere = all(columns.has_everywhere(c.topology_key) for c in constraints)
     if require_all and not everywhere:
         present_all = keys_present(columns, constraints)
@@ -427,17 +433,19 @@ class HostZoneTable:
         return HOST_ZONE
 
     @staticmethod
-    def score_of(columns, counts, constraints, rows: np.ndarray) -> np.ndarray:
+    def score_of(columns, counts, constraints, rows: np.ndarray, weight: int = 1) -> np.ndarray:
         host_c, zone_c = constraints
         key = zone_c.topology_key
         host = counts.counts(host_c.matcher)
-        _ids, _has, domains = columns.domains(key)
+        domains = columns.domains(key)[2]
         keys = counts.pair_keys(host, key)[rows]
-        present = np.bincount(keys).tolist()
-        pairs = [k for k, n in enumerate(present) if n]
+        present = np.bincount(keys)
+        used = present.nonzero()[0]
+        pairs = used.tolist()
         sums = counts.domain_live(counts.counts(zone_c.matcher), key).tolist()
+        split = _split(domains, len(present))
         wh = math.log(len(rows) + 2)
-        wz = math.log(len({k % domains for k in pairs}) + 2)
+        wz = math.log(len({split[k][1] for k in pairs}) + 2)
         # raw scores by (weights, extras) then (matching pods, domain sum): most pairs repeat from cycle
         # to cycle (a bind changes one domain's sum)
         cache_key = (wh, wz, host_c.max_skew, zone_c.max_skew)
@@ -448,24 +456,30 @@ class HostZoneTable:
         h_extra, z_extra = host_c.max_skew - 1, zone_c.max_skew - 1
         raw = []
         for k in pairs:
-            h, z = divmod(k, domains)
-            pair = (h, sums[z])
-            value = cache.get(pair)
+            h, z = split[k]
+            total = sums[z]
+            value = cache.get((h, total))
             if value is None:
-                value = cache[pair] = go_round((h * wh + h_extra) + (pair[1] * wz + z_extra))
+                value = cache[(h, total)] = go_round((h * wh + h_extra) + (total * wz + z_extra))
             raw.append(value)
         low, high = min(raw), max(raw)
-        table = [0] * len(present)
+        table = np.zeros(len(present), dtype=np.int64)
         if high == 0:
-            for k in pairs:
-                table[k] = MAX_NODE_SCORE
+            table[used] = MAX_NODE_SCORE * weight
         else:
-            total = high + low
-            for k, value in zip(pairs, raw):
-                table[k] = MAX_NODE_SCORE * (total - value) // high
-        return np.array(table, dtype=np.int64)[keys]
+            table[used] = [MAX_NODE_SCORE * (high + low - value) // high * weight for value in raw]
+        return table[keys]
 
 
+def _split(domains: int, size: int) -> list[tuple[int, int]]:
+    """divmod(k, domains) for every pair key k below `size`, kept per number of domains."""
+    split = _SPLITS.get(domains)
+    if split is None or len(split) < size:
+        split = _SPLITS[domains] = [divmod(k, domains) for k in range(max(size, 64))]
+    return split
+
+
+_SPLITS: dict[int, list[tuple[int, int]]] = {}
 _RAW_CACHE: dict[tuple, dict[tuple[int, int], int]] = {}
 def _shape(columns, constraints: tuple[Constraint, ...]):
     """HOST_ZONE when `constraints` are a hostname constraint then one other, both counting every

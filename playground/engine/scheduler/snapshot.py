@@ -159,6 +159,7 @@ class NodeColumns:
                 self._nominated_row(i, pods)
         self.special = np.zeros(n, dtype=bool)  # tainted or unschedulable
         self.prefer = np.zeros(n, dtype=bool)  # has a PreferNoSchedule taint
+        self.prefer_count = 0  # rows with one: none, and TaintToleration scores every row alike
         for i, node in enumerate(nodes):
             self._flags(i, node)
         # Rows where a zero allocatable makes LeastAllocated/BalancedAllocation take their other branch.
@@ -181,7 +182,9 @@ class NodeColumns:
 
     def _flags(self, i: int, node: Node) -> None:
         self.special[i] = bool(node.taints) or node.unschedulable
-        self.prefer[i] = any(t.effect == PREFER_NO_SCHEDULE for t in node.taints)
+        prefer = any(t.effect == PREFER_NO_SCHEDULE for t in node.taints)
+        self.prefer_count += int(prefer) - int(self.prefer[i])
+        self.prefer[i] = prefer
 
     def domains(self, key: str) -> tuple[np.ndarray, np.ndarray, int]:
         """(per row: the id of its value of label `key`, "" when missing; per row: has the label;
@@ -431,16 +434,16 @@ class NodeColumns:
     def score(self, pod: Pod, entry: "Placement", rows: np.ndarray) -> np.ndarray:
         """Σ weight × normalized score of the default score plugins on `rows` (Scheduler.score):
         TaintToleration and NodeAffinity normalized over `rows`, plus the per-node part."""
-        total = entry.local[rows]
-        if self.prefer[rows].any():
+        total = entry.local[rows]  # a copy: rows is an index array
+        if self.prefer_count and self.prefer[rows].any():
             raw = self.prefer_raw(entry.cls, pod)[rows]
             highest = int(raw.max())
             if highest == 0:
-                total = total + MAX_NODE_SCORE * TAINT_TOLERATION.weight
+                total += MAX_NODE_SCORE * TAINT_TOLERATION.weight
             else:
-                total = total + (MAX_NODE_SCORE - MAX_NODE_SCORE * raw // highest) * TAINT_TOLERATION.weight
+                total += (MAX_NODE_SCORE - MAX_NODE_SCORE * raw // highest) * TAINT_TOLERATION.weight
         else:
-            total = total + MAX_NODE_SCORE * TAINT_TOLERATION.weight
+            total += MAX_NODE_SCORE * TAINT_TOLERATION.weight
         if pod.preferred_node_affinity:
             raw = self.affinity_raw(pod)[rows]
             highest = int(raw.max())

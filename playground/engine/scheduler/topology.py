@@ -91,7 +91,7 @@ class Cycle:
         constraints = self.score_constraints
         if constraints:
             require_all = bool(self.pod.topology_spread_constraints)  # or the defaults were not System
-            total = pts.WEIGHT * pts.score_columns(t.columns, t.counts, self.pod, constraints, require_all, rows)
+            total = pts.score_columns(t.columns, t.counts, self.pod, constraints, require_all, rows, pts.WEIGHT)
         if self.affinity_active:
             affinity = ipa.WEIGHT * ipa.score_columns(t.columns, t.counts, self.pod, t.sim.store.nodes, rows)
             total = affinity if total is None else total + affinity

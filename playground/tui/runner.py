@@ -10,6 +10,10 @@ The UI never blocks on the engine (design rule 5):
   the UI does not read it: tables show their last rendered lines, and operations chosen meanwhile are
   queued and applied before the next tick. One tick that takes long (placing 150,000 pods at time 0)
   therefore freezes the picture, not the keyboard.
+* While the engine falls behind the speed (a frame ended on its budget), the next frame's budget is
+  three times the wall time the UI had since the last step, between `budget` and `MAX_BUDGET`: the
+  engine gets about three quarters of the wall time and the picture still moves several times a
+  second. A frame cut short by a key goes back to `budget`.
 * The ChangeSets of the ticks of one frame are merged, so the tables update once per frame, only for
   the rows that changed.
 * The engine thread and the UI share the GIL. A key press ends the running frame's ticks after the
@@ -38,6 +42,10 @@ from ..engine.store import ChangeSet
 
 SPEEDS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 BACKLOG_SECONDS = 0.5
+# While the engine cannot keep up with the speed, a frame's budget grows so that the engine gets
+# this share of the wall time (the UI keeps the rest: updates, repaints, keys), up to MAX_BUDGET.
+ENGINE_SHARE = 0.75
+MAX_BUDGET = 0.25
 SWITCH_INTERVAL = 0.001  # seconds; CPython's default is 0.005
 
 
@@ -148,6 +156,8 @@ class EngineRunner:
         self._samples: deque[tuple[float, int]] = deque(maxlen=48)
         self.frames = 0
         self.last_frame = FrameResult()
+        self._behind = False  # the last frame ended on its budget with ticks still owed
+        self._step_end: float | None = None  # wall clock when the last frame's ticks ended
 
     # ---------------------------------------------------------------- controls
 
@@ -176,12 +186,14 @@ class EngineRunner:
 
     def set_paused(self, paused: bool) -> None:
         self.paused = paused
+        self._behind = False
         self.owed = 0.0
         self._last_wall = None
         self._samples.clear()
 
     def set_speed(self, speed: int) -> None:
         self.speed = speed
+        self._behind = False
         self.owed = min(self.owed, 1.0)
         self._samples.clear()
 
@@ -207,6 +219,7 @@ class EngineRunner:
     def replace(self, sim: Simulation) -> None:
         """A new scenario: forget everything owed to the old one."""
         self.sim = sim
+        self._behind = False
         self.owed = 0.0
         self.requested = 0
         self.queued.clear()
@@ -257,6 +270,14 @@ class EngineRunner:
             self.owed = min(self.owed + elapsed * per_second, max(1.0, per_second * BACKLOG_SECONDS))
         self._last_wall = now
 
+    def frame_budget(self) -> float:
+        """This frame's budget: `budget` while the engine keeps up; while it falls behind, enough
+        for ENGINE_SHARE of the wall time, judged by the time the UI had since the last step."""
+        if not self._behind or self._step_end is None:
+            return self.budget
+        gap = max(0.0, self.clock() - self._step_end)
+        return min(MAX_BUDGET, max(self.budget, gap * ENGINE_SHARE / (1 - ENGINE_SHARE)))
+
     def _run_ticks(self, sim: Simulation, count: int, budget: float) -> FrameResult:
         """Run up to `count` ticks, stopping once `budget` seconds have gone (at least one tick)."""
         result = FrameResult()
@@ -281,15 +302,18 @@ class EngineRunner:
             pending = self.sim.store.take_changes()  # what operations changed since the last frame
             if count > 0:
                 sim = self.sim
+                budget = self.frame_budget()
                 self._interrupted.clear()
                 self._set_busy(True)
                 try:
                     if self._thread is not None:
-                        result = await self._thread.run(self._run_ticks, sim, count, self.budget)
+                        result = await self._thread.run(self._run_ticks, sim, count, budget)
                     else:
-                        result = self._run_ticks(sim, count, self.budget)
+                        result = self._run_ticks(sim, count, budget)
                 finally:
                     self._set_busy(False)
+                self._step_end = self.clock()
+                self._behind = result.ticks < count and not self._interrupted.is_set()
                 if sim is not self.sim:  # a scenario was loaded meanwhile: drop the old one's work
                     return FrameResult()
                 explicit = min(self.requested, result.ticks)

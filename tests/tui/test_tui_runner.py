@@ -139,3 +139,41 @@ async def test_an_interrupt_while_idle_changes_nothing():
     clock.now += 0.25
     result = await r.frame()
     assert result.ticks == 25
+
+
+async def test_a_frame_behind_the_speed_gives_the_engine_three_quarters_of_the_wall_time():
+    from playground.tui.runner import MAX_BUDGET
+
+    r, clock = runner(paused=False, speed=1000, budget=0.005, per_read=0.001)
+    await r.frame()
+    assert r.frame_budget() == 0.005  # keeping up (nothing owed yet): the plain budget
+    clock.now += 0.1
+    result = await r.frame()
+    assert result.ticks < 100 and r.owed > 0  # ended on its budget: behind
+    clock.now += 0.040  # the UI had about 40 ms (updating, repainting) before the next frame
+    gap = clock.now + clock.per_read - r._step_end  # the budget's own clock reading costs 1 ms
+    assert 0.040 < gap < 0.045 and abs(r.frame_budget() - 3 * gap) < 1e-9
+    clock.now += 1.0  # a long pause of the UI: the budget stays bounded
+    assert r.frame_budget() == MAX_BUDGET
+    r.interrupt()  # not busy: a no-op
+    result = await r.frame()
+    assert result.ticks > 0
+    r.set_speed(r.speed)  # a speed change starts over from the plain budget
+    assert r.frame_budget() == 0.005
+
+
+async def test_a_frame_cut_by_a_key_leaves_the_next_frame_the_plain_budget():
+    r, clock = runner(paused=False, speed=1000, budget=0.005, per_read=0.001)
+    await r.frame()
+    clock.now += 0.1
+    r._behind, r._step_end = True, clock.now  # as after a frame that ended on its budget
+    original = r._run_ticks
+
+    def interrupted(sim, count, budget):
+        r._interrupted.set()  # a key arrived during the first tick
+        return original(sim, count, budget)
+
+    r._run_ticks = interrupted
+    result = await r.frame()
+    assert result.ticks == 1
+    assert r.frame_budget() == 0.005

@@ -88,3 +88,37 @@ async def catch_up_matches_a_fresh_table(plan, needle: str, sort: str | None) ->
        sort=st.sampled_from([None, "node", "status", "age"]))
 def test_the_pods_table_caught_up_equals_a_fresh_one(plan, needle, sort):
     asyncio.run(catch_up_matches_a_fresh_table(plan, needle, sort))
+
+
+async def test_the_footer_is_rebuilt_only_when_the_keys_it_shows_change():
+    """A view switch makes the screen announce new bindings several times; the footer rebuilds
+    (new key widgets, restyled) only when what it shows differs, and then shows the new keys."""
+    from playground.tui.widgets.footer import FittingFooter
+
+    def shown(footer):
+        return [c.key for c in footer.query("FooterKey") if not c.has_class("-command-palette")]
+
+    def expected(footer):  # one key per action, the first bound (as Textual's Footer composes)
+        first: dict[str, str] = {}
+        for (_, binding, _, _) in footer.screen.active_bindings.values():
+            if binding.show and binding.action != "app.command_palette":
+                first.setdefault(binding.action, binding.key)
+        return list(first.values())
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(5):
+            await pilot.pause()
+        footer = app.query_one(FittingFooter)
+        start = footer.rebuilds
+        assert shown(footer) == expected(footer)
+        changed = 0
+        for key in "45641":  # leases, events and pdbs show the same keys; nodes and pods their own
+            before = shown(footer)
+            await pilot.press(key)
+            await pilot.pause()
+            await pilot.pause()
+            assert shown(footer) == expected(footer), key
+            changed += shown(footer) != before
+        assert 0 < changed < 5
+        assert footer.rebuilds - start == changed

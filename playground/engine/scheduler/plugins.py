@@ -236,6 +236,10 @@ class NodeResourcesBalancedAllocation:
 
 
 def balanced_score(cpu_requested: int, cpu_allocatable: int, mem_requested: int, mem_allocatable: int) -> int:
+    if cpu_allocatable and mem_allocatable:  # both resources count (every real node): the same arithmetic
+        cpu = cpu_requested / cpu_allocatable
+        memory = mem_requested / mem_allocatable
+        return int((1 - abs((cpu if cpu < 1.0 else 1.0) - (memory if memory < 1.0 else 1.0)) / 2) * MAX_NODE_SCORE)
     fractions = []
     for requested, allocatable in ((cpu_requested, cpu_allocatable), (mem_requested, mem_allocatable)):
         if allocatable == 0:

@@ -481,6 +481,8 @@ def _split(domains: int, size: int) -> list[tuple[int, int]]:
 
 _SPLITS: dict[int, list[tuple[int, int]]] = {}
 _RAW_CACHE: dict[tuple, dict[tuple[int, int], int]] = {}
+
+
 def _shape(columns, constraints: tuple[Constraint, ...]):
     """HOST_ZONE when `constraints` are a hostname constraint then one other, both counting every
     node (no policy that drops nodes) and every node has both keys; else None. Cached on the node

@@ -288,11 +288,12 @@ class DeploymentController:
     # ---------------------------------------------------------------- settled Deployments
 
     def settled(self, d: Deployment) -> bool:
-        """True when a sync of `d` (the deployment sync and its ReplicaSets' syncs) would change
-        nothing: its last sync left it settled (see remember) and nothing a sync reads has changed
-        since, its progress deadline has not passed and no timer asked for it. Every pod event of a
-        ReplicaSet asks for a sync (as the informers do); most of them, in a steady Deployment,
-        find nothing to do."""
+        """True when the deployment sync of `d` would change nothing: its last sync left it settled
+        (see remember) and nothing that sync reads has changed since, its progress deadline has not
+        passed and no timer asked for it. Its ReplicaSet's pods may have moved since: that is the
+        ReplicaSet controller's part (WorkloadControllers), which syncs first and wakes this sync only
+        when the ReplicaSet's status changed. Every pod event of a ReplicaSet asks for a sync (as the
+        informers do); in a steady Deployment most of them change no status."""
         memo = self._settled.get(d.name)
         if memo is None or not self.skip_settled:
             return False
@@ -306,11 +307,11 @@ class DeploymentController:
         """After a sync: keep what it left when that is a settled shape, where one more sync provably
         changes nothing. That is a rolling Deployment, not paused, whose spec was observed, without
         minReadySeconds (availability would depend on the clock), with one ReplicaSet, the one of its
-        template, sized to spec.replicas (annotations too) and holding that many active pods, with
-        no failed sync pending. Then sync_deployment is a no-op on its own result: there is no
-        scaling event, nothing to reconcile or clean up, and the status it would compute is the one
-        stored (so no progress, no new condition; a timeout depends on the clock, hence
-        _deadline_passed). Only after a sync that ended with no ReplicaSet status changed."""
+        template, sized to spec.replicas (annotations too). Then sync_deployment is a no-op on its own
+        result, whatever the pods: there is no scaling event, nothing to reconcile or clean up, and
+        the status it would compute is the one stored (so no progress, no new condition; a timeout
+        depends on the clock, hence _deadline_passed). Only after a sync that ended with no
+        ReplicaSet status changed."""
         self.forget(d)
         if d.paused or d.strategy != ROLLING_UPDATE or d.min_ready_seconds or d.observed_generation != d.generation:
             return
@@ -319,9 +320,7 @@ class DeploymentController:
             return
         rs = rss[0]
         if (rs.min_ready_seconds or rs.template_hash != self.template_hash(d) or rs.replicas != d.replicas
-                or rs.desired_replicas != d.replicas or rs.max_replicas != d.replicas + max_surge(d)
-                or len(self.workloads._active.get(rs.name, ())) != rs.replicas
-                or rs.name in self.workloads._failures):
+                or rs.desired_replicas != d.replicas or rs.max_replicas != d.replicas + max_surge(d)):
             return
         self._settled[d.name] = ((d.template, rs), self._signature(d, rs))
 
@@ -329,8 +328,7 @@ class DeploymentController:
         self._settled.pop(d.name, None)
 
     def _signature(self, d: Deployment, rs: ReplicaSet) -> tuple:
-        """Everything a sync of a settled Deployment reads or writes, besides the clock."""
-        workloads = self.workloads
+        """Everything a deployment sync of a settled Deployment reads or writes, besides the clock."""
         return (d.generation, d.observed_generation, d.replicas, d.paused, d.strategy, d.max_surge, d.max_unavailable,
                 d.min_ready_seconds, d.progress_deadline_seconds, d.revision_history_limit, d.revision,
                 d.status_replicas, d.updated_replicas, d.ready_replicas, d.available_replicas, d.unavailable_replicas,
@@ -338,9 +336,7 @@ class DeploymentController:
                       for c in d.conditions.values()),
                 self._deadline.get(d.name),
                 rs.replicas, rs.desired_replicas, rs.max_replicas, rs.status_replicas, rs.ready_replicas,
-                rs.available_replicas, rs.revision, rs.min_ready_seconds,
-                len(workloads._active.get(rs.name, ())), len(workloads._ready.get(rs.name, ())),
-                rs.name in workloads._failures)
+                rs.available_replicas, rs.revision, rs.min_ready_seconds)
 
     def _deadline_passed(self, d: Deployment) -> bool:
         """The progress deadline has passed without a timeout written yet: the sync would write it."""

@@ -264,10 +264,17 @@ class WorkloadControllers:
     def sync(self) -> None:
         self._wakeup.fired()
         deployments, self.dirty_deployments = sorted(self.dirty_deployments), set()
+        dirty = self.dirty_deployments
         for name in deployments:
             deployment = self.sim.store.deployments.get(name)
             if deployment is not None:
+                marked_before = name in dirty
                 self._sync_deployment(deployment)
+                if not marked_before and name in dirty and self._idle(deployment):
+                    # The pods this sync created or deleted marked the Deployment again; the sync
+                    # already saw them, and a sync now would find nothing to do (a workqueue key
+                    # added while its worker still processes it, whose next sync is a no-op).
+                    dirty.discard(name)
         nodes, self.dirty_daemon_nodes = sorted(self.dirty_daemon_nodes), set()
         for daemonset in list(self.sim.store.daemonsets.values()):
             for node_name in nodes:
@@ -276,19 +283,40 @@ class WorkloadControllers:
     def _sync_deployment(self, deployment: Deployment) -> None:
         """The deployment controller sizes the ReplicaSets, the ReplicaSet controller creates and
         deletes pods, and the two answer each other until neither has more to do in this instant."""
-        if self.deployments.settled(deployment):
-            return
-        for _ in range(10):
-            self.deployments.sync_deployment(deployment)
+        controller = self.deployments
+        first = 0
+        if controller.settled(deployment):
+            # The deployment sync would change nothing (nothing it reads has changed since its last
+            # sync): only the ReplicaSet's pods may have moved, so its sync goes first.
+            rs = self._by_deployment[deployment.name]
+            rs = next(iter(rs.values()))
+            if not self._sync_replicaset(rs) or not self._update_status(rs):
+                return
+            first = 1
+        for _ in range(first, 10):
+            controller.sync_deployment(deployment)
             changed = False
-            for rs in self.deployments.replica_sets(deployment):
+            for rs in controller.replica_sets(deployment):
                 if not self._sync_replicaset(rs):
                     break
                 changed |= self._update_status(rs)
             if not changed:
-                self.deployments.remember(deployment)
+                controller.remember(deployment)
                 return
-        self.deployments.forget(deployment)
+        controller.forget(deployment)
+
+    def _idle(self, deployment: Deployment) -> bool:
+        """A sync of the Deployment now would change nothing: the deployment sync is settled and its
+        one ReplicaSet has as many active pods as it wants, a status that counts them and no failed
+        sync to forget."""
+        if not self.deployments.settled(deployment):
+            return False
+        rs = next(iter(self._by_deployment[deployment.name].values()))
+        active = self._active.get(rs.name, ())
+        ready = self._ready.get(rs.name, ())
+        return (len(active) == rs.replicas == rs.status_replicas and len(ready) == rs.ready_replicas
+                and rs.available_replicas == len(ready) and not rs.min_ready_seconds
+                and rs.name not in self._failures)
 
     def _update_status(self, rs: ReplicaSet) -> bool:
         """calculateStatus of the ReplicaSet controller; a timer for pods still short of
@@ -320,13 +348,14 @@ class WorkloadControllers:
         store = self.sim.store
         active = self._active.get(rs.name, {})
         diff = rs.replicas - len(active)
-        owner = OwnerRef("ReplicaSet", rs.name)
-        ref = f"ReplicaSet/{rs.namespace}/{rs.name}"
         if diff > 0:
+            owner = OwnerRef("ReplicaSet", rs.name)
+            ref = f"ReplicaSet/{rs.namespace}/{rs.name}"
             if not self._slow_start_create(rs, min(diff, BURST_REPLICAS), owner, ref):
                 self._requeue_rate_limited(rs)
                 return False
         elif diff < 0:
+            ref = f"ReplicaSet/{rs.namespace}/{rs.name}"
             for pod in sorted(active.values(), key=self._deletion_rank)[:min(-diff, BURST_REPLICAS)]:
                 store.event("Normal", "SuccessfulDelete", ref, f"Deleted pod: {pod.name}", "replicaset-controller")
                 self.sim.apiserver.delete_pod(pod)

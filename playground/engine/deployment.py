@@ -303,6 +303,10 @@ class DeploymentController:
             return False
         return values == self._signature(d, rss[0]) and not self._deadline_passed(d)
 
+    def left_settled(self, d: Deployment) -> bool:
+        """settled(d) right after a sync of `d`, which left nothing changed since its remember()."""
+        return self.skip_settled and d.name in self._settled and not self._deadline_passed(d)
+
     def remember(self, d: Deployment) -> None:
         """After a sync: keep what it left when that is a settled shape, where one more sync provably
         changes nothing. That is a rolling Deployment, not paused, whose spec was observed, without
@@ -332,8 +336,9 @@ class DeploymentController:
         return (d.generation, d.observed_generation, d.replicas, d.paused, d.strategy, d.max_surge, d.max_unavailable,
                 d.min_ready_seconds, d.progress_deadline_seconds, d.revision_history_limit, d.revision,
                 d.status_replicas, d.updated_replicas, d.ready_replicas, d.available_replicas, d.unavailable_replicas,
-                tuple((c.type, c.status, c.reason, c.message, c.last_update_time, c.last_transition_time)
-                      for c in d.conditions.values()),
+                # the condition objects themselves: no code changes one once it is stored (a write
+                # stores a new one), and equal ones compare by value
+                tuple(d.conditions.values()),
                 self._deadline.get(d.name),
                 rs.replicas, rs.desired_replicas, rs.max_replicas, rs.status_replicas, rs.ready_replicas,
                 rs.available_replicas, rs.revision, rs.min_ready_seconds)

@@ -62,6 +62,8 @@ SLOW_START_INITIAL_BATCH_SIZE = 1
 RATE_LIMIT_BASE_MS = 5
 RATE_LIMIT_MAX_MS = 1_000_000
 
+NOTHING: dict = {}  # an empty index, never written
+
 DAEMON_TOLERATIONS = (
     Toleration(NOT_READY_TAINT, "Exists", "", NO_EXECUTE),
     Toleration(UNREACHABLE_TAINT, "Exists", "", NO_EXECUTE),
@@ -169,31 +171,30 @@ class WorkloadControllers:
         if owner is None:
             return
         if owner.kind == "ReplicaSet":
-            if what == "condition":
-                # only a change of readiness matters, and most condition updates are not one
-                # (inlined: this runs for every condition of every ReplicaSet pod)
-                ready = self._ready.get(owner.name)
-                cond = pod.conditions.get("Ready")
-                is_ready = cond is not None and cond.status == TRUE and pod.deletion_timestamp is None \
-                    and pod.phase != SUCCEEDED and pod.phase != FAILED
-                if (ready is not None and pod.uid in ready) == is_ready:
-                    return
-            elif what not in ("removed", "deleting", "phase", "added"):
-                return
-            name, key = owner.name, pod.key
+            # inlined (this runs for every change of every ReplicaSet pod): IsPodActive and readiness
+            if what == "bound" or what == "nominated":
+                return  # (heard only when every watcher hears every change)
+            name = owner.name
+            phase = pod.phase
+            cond = pod.conditions.get("Ready")
+            is_active = what != "removed" and pod.deletion_timestamp is None and phase != SUCCEEDED \
+                and phase != FAILED
+            is_ready = is_active and cond is not None and cond.status == TRUE
+            ready = self._ready.get(name)
+            if what == "condition" and (ready is not None and pod.uid in ready) == is_ready:
+                return  # only a change of readiness matters, and most condition updates are not one
             active = self._active.get(name)
             if active is None:
                 active = self._active[name] = {}
-                self._ready[name] = {}
-            ready = self._ready[name]
-            if what != "removed" and pod.is_active():
-                active[key] = pod
-                if pod.is_ready():
+                ready = self._ready[name] = {}
+            if is_active:
+                active[pod.key] = pod
+                if is_ready:
                     ready[pod.uid] = pod
                 else:
                     ready.pop(pod.uid, None)
             else:
-                active.pop(key, None)
+                active.pop(pod.key, None)
                 ready.pop(pod.uid, None)
             rs = self.replicasets.get(name)
             if rs is not None:
@@ -306,10 +307,11 @@ class WorkloadControllers:
         controller.forget(deployment)
 
     def _idle(self, deployment: Deployment) -> bool:
-        """A sync of the Deployment now would change nothing: the deployment sync is settled and its
+        """Right after its sync: a sync of the Deployment now would change nothing, as its deployment
+        sync is settled and its
         one ReplicaSet has as many active pods as it wants, a status that counts them and no failed
         sync to forget."""
-        if not self.deployments.settled(deployment):
+        if not self.deployments.left_settled(deployment):
             return False
         rs = next(iter(self._by_deployment[deployment.name].values()))
         active = self._active.get(rs.name, ())
@@ -321,8 +323,8 @@ class WorkloadControllers:
     def _update_status(self, rs: ReplicaSet) -> bool:
         """calculateStatus of the ReplicaSet controller; a timer for pods still short of
         minReadySeconds (the controller's AddAfter)."""
-        active = self._active.get(rs.name, {})
-        ready = self._ready.get(rs.name, {})
+        active = self._active.get(rs.name, NOTHING)
+        ready = self._ready.get(rs.name, NOTHING)
         available = len(ready)
         if rs.min_ready_seconds and ready:
             now = self.sim.clock.now
@@ -346,7 +348,7 @@ class WorkloadControllers:
         """manageReplicas: create the missing pods in slow-start batches and delete the surplus, at
         most burstReplicas either way; False when a create was refused (the sync's error)."""
         store = self.sim.store
-        active = self._active.get(rs.name, {})
+        active = self._active.get(rs.name, NOTHING)
         diff = rs.replicas - len(active)
         if diff > 0:
             owner = OwnerRef("ReplicaSet", rs.name)

@@ -158,6 +158,8 @@ def is_saturated(d: Deployment, rs: ReplicaSet | None) -> bool:
 
 def by_creation(rss: list[ReplicaSet]) -> list[ReplicaSet]:
     """controller.ReplicaSetsByCreationTimestamp: oldest first, then by name."""
+    if len(rss) < 2:
+        return list(rss)
     return sorted(rss, key=lambda rs: (rs.creation_time, rs.name))
 
 
@@ -525,10 +527,10 @@ class DeploymentController:
         if self.reconcile_new_replica_set(all_rss, new_rs, d):
             self.sync_rollout_status(d, all_rss, new_rs)
             return
-        if self.reconcile_old_replica_sets(all_rss, [rs for rs in old_rss if rs.replicas > 0], new_rs, d):
+        if old_rss and self.reconcile_old_replica_sets(all_rss, [rs for rs in old_rss if rs.replicas > 0], new_rs, d):
             self.sync_rollout_status(d, all_rss, new_rs)
             return
-        if deployment_complete(d, status_of(d)):
+        if old_rss and deployment_complete(d, status_of(d)):  # (nothing to clean up without old ones)
             self.cleanup(d, old_rss)
         self.sync_rollout_status(d, all_rss, new_rs)
 

@@ -300,10 +300,10 @@ class DeploymentController:
         if memo is None or not self.skip_settled:
             return False
         refs, values = memo
-        rss = self.workloads.replicasets_of(d.name)
-        if len(rss) != 1 or rss[0] is not refs[1] or d.template is not refs[0]:
+        rs = self.workloads.sole_replicaset(d.name)
+        if rs is None or rs is not refs[1] or d.template is not refs[0]:
             return False
-        return values == self._signature(d, rss[0]) and not self._deadline_passed(d)
+        return values == self._signature(d, rs) and not self._deadline_passed(d)
 
     def left_settled(self, d: Deployment) -> bool:
         """settled(d) right after a sync of `d`, which left nothing changed since its remember()."""

@@ -49,6 +49,8 @@ from .objects import (
 )
 
 if TYPE_CHECKING:
+    import random
+
     from .simulation import Simulation
 
 
@@ -72,6 +74,24 @@ DAEMON_TOLERATIONS = (
     Toleration(PID_PRESSURE_TAINT, "Exists", "", NO_SCHEDULE),
     Toleration(UNSCHEDULABLE_TAINT, "Exists", "", NO_SCHEDULE),
 )
+
+
+def random_suffix(rng: "random.Random", length: int = 5) -> str:
+    """rand.String(5): five characters of NAME_ALPHABET, first character first. The draws are
+    rng.choice's own (Random._randbelow: getrandbits of the alphabet size's bit length, again until
+    below it), made here without its two calls per character: the shared RNG's sequence is
+    unchanged (tests/test_workloads.py compares with rng.choice)."""
+    bits = rng.getrandbits
+    alphabet = NAME_ALPHABET
+    size = len(alphabet)
+    width = size.bit_length()
+    chars = []
+    for _ in range(length):
+        r = bits(width)
+        while r >= size:
+            r = bits(width)
+        chars.append(alphabet[r])
+    return "".join(chars)
 
 
 def template_hash(template: PodTemplate) -> str:
@@ -229,7 +249,16 @@ class WorkloadControllers:
         self._by_deployment.get(rs.deployment, {}).pop(rs.name, None)
 
     def replicasets_of(self, deployment: str) -> list[ReplicaSet]:
-        return list(self._by_deployment.get(deployment, {}).values())
+        return list(self._by_deployment.get(deployment, NOTHING).values())
+
+    def sole_replicaset(self, deployment: str) -> ReplicaSet | None:
+        """The Deployment's ReplicaSet when it has exactly one."""
+        rss = self._by_deployment.get(deployment)
+        if rss is None or len(rss) != 1:
+            return None
+        for rs in rss.values():
+            return rs
+        return None
 
     def deployment_of(self, replicaset: str) -> Deployment | None:
         """The Deployment that controls a ReplicaSet (its controller ownerReference)."""
@@ -289,8 +318,7 @@ class WorkloadControllers:
         if controller.settled(deployment):
             # The deployment sync would change nothing (nothing it reads has changed since its last
             # sync): only the ReplicaSet's pods may have moved, so its sync goes first.
-            rs = self._by_deployment[deployment.name]
-            rs = next(iter(rs.values()))
+            rs = self.sole_replicaset(deployment.name)
             if not self._sync_replicaset(rs) or not self._update_status(rs):
                 return
             first = 1
@@ -313,7 +341,7 @@ class WorkloadControllers:
         sync to forget."""
         if not self.deployments.left_settled(deployment):
             return False
-        rs = next(iter(self._by_deployment[deployment.name].values()))
+        rs = self.sole_replicaset(deployment.name)
         active = self._active.get(rs.name, ())
         ready = self._ready.get(rs.name, ())
         return (len(active) == rs.replicas == rs.status_replicas and len(ready) == rs.ready_replicas
@@ -423,12 +451,10 @@ class WorkloadControllers:
         )
 
     def _unique_name(self, base: str, namespace: str) -> str:
-        choice = self.sim.rng.choice
-        alphabet = NAME_ALPHABET
+        pods = self.sim.store.pods
         while True:
-            # five draws, first character first (as before: the shared RNG's sequence is unchanged)
-            name = f"{base}-{choice(alphabet)}{choice(alphabet)}{choice(alphabet)}{choice(alphabet)}{choice(alphabet)}"
-            if f"{namespace}/{name}" not in self.sim.store.pods:
+            name = f"{base}-{random_suffix(self.sim.rng)}"
+            if f"{namespace}/{name}" not in pods:
                 return name
 
     # ---------------------------------------------------------------- DaemonSets

@@ -312,7 +312,11 @@ class Store:
     def add_pod(self, pod: Pod) -> None:
         self.pods[pod.key] = pod
         if pod.owner is not None:
-            self.pods_by_owner.setdefault((pod.owner.kind, pod.owner.name), {})[pod.key] = pod
+            owner = (pod.owner.kind, pod.owner.name)
+            owned = self.pods_by_owner.get(owner)
+            if owned is None:
+                owned = self.pods_by_owner[owner] = {}
+            owned[pod.key] = pod
         if pod.node_name:
             self._account(pod, +1)
         self._pod_changed("added", pod)
@@ -420,8 +424,11 @@ class Store:
 
     def _account(self, pod: Pod, sign: int, keep_listed: bool = False) -> None:
         """Keep the node's request totals (kube-scheduler's NodeInfo) in step with its pods."""
-        node = self.nodes.get(pod.node_name or "")
-        listed = self.pods_by_node.setdefault(pod.node_name or "", {})
+        node_name = pod.node_name or ""
+        node = self.nodes.get(node_name)
+        listed = self.pods_by_node.get(node_name)
+        if listed is None:
+            listed = self.pods_by_node[node_name] = {}
         if sign > 0:
             listed[pod.key] = pod
         elif not keep_listed:

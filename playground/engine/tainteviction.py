@@ -94,6 +94,8 @@ class TaintEvictionController:
         elif what in ("bound", "added") and pod.node_name:
             node = self.sim.store.nodes.get(pod.node_name)
             if node is not None:
+                if not node.taints and pod.key not in self.scheduled:
+                    return  # nothing to schedule, nothing to cancel (most bindings)
                 self._process_pod(pod, self.no_execute_taints(node))
 
     def _process_pod(self, pod: Pod, taints: list[Taint], matches: dict[int, tuple] | None = None) -> None:

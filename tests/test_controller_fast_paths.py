@@ -473,3 +473,86 @@ template = { labels = { app = "web" }, requests = { cpu = "1" } }
     (fast, last_update), (plain, _) = run(True), run(False)
     assert (fast.reason, fast.last_update_time) == (plain.reason, plain.last_update_time) == \
         ("ProgressDeadlineExceeded", last_update + 60_500)
+
+
+# ---------------------------------------------------------------- Deployment syncs during a zone outage
+
+OUTAGE_CLUSTER = (nodes_toml("a-", 6, cpu="8", memory="32Gi") + nodes_toml("b-", 6, zone="zone-b", cpu="8", memory="32Gi")
+                  + nodes_toml("c-", 6, zone="zone-c", cpu="8", memory="32Gi") + "".join(f"""
+[[deployments]]
+name = "app-{i}"
+replicas = {12 + 3 * i}
+{'progressDeadlineSeconds = 120' if i % 2 else ''}
+template = {{ labels = {{ app = "app-{i}" }}, requests = {{ cpu = "100m", memory = "128Mi" }}{tolerations} }}
+""" for i, tolerations in enumerate(["", "", ", tolerations = [ { key = \"node.kubernetes.io/unreachable\", "
+                                      "operator = \"Exists\", effect = \"NoExecute\", tolerationSeconds = 40 } ]", "", ""])))
+
+
+def run_outage(skip_settled: bool, syncs: list | None = None):
+    """Zone a loses power at 60 s, comes back at 15 m; `syncs` collects (time, Deployment) of every
+    deployment sync that ran."""
+    sim = make_sim(OUTAGE_CLUSTER)
+    controller = sim.workloads.deployments
+    controller.skip_settled = skip_settled
+    if syncs is not None:
+        sync_deployment = controller.sync_deployment
+
+        def spy(d):
+            syncs.append((sim.now, d.name))
+            sync_deployment(d)
+
+        controller.sync_deployment = spy
+    sim.run_until(60)
+    for name in sorted(sim.store.nodes_by_zone["zone-a"]):
+        sim.apply(Operation("power-off", node=name))
+    sim.run_until(900)
+    for name in sorted(sim.store.nodes_by_zone["zone-a"]):
+        sim.apply(Operation("power-on", node=name))
+    sim.run_until(1500)
+    return sim
+
+
+def test_a_zone_outage_syncs_deployments_only_for_work_due_with_the_same_event_log():
+    """A zone outage replaces a third of every Deployment's pods: each pod marked not ready, evicted
+    and replaced changes its ReplicaSet's status, which the deployment sync then writes. Syncing a
+    settled Deployment's ReplicaSet first, running the deployment sync only when that status changed
+    and not syncing again for the sync's own creates, gives the same full event log, pod, Deployment
+    and ReplicaSet state as syncing everything on every pod event, with far fewer deployment syncs."""
+    fast_syncs: list = []
+    plain_syncs: list = []
+    fast = run_outage(True, fast_syncs)
+    plain = run_outage(False, plain_syncs)
+    assert deployment_snapshot(fast) == deployment_snapshot(plain)
+    assert [e.as_dict() for e in fast.store.recorder.events] == [e.as_dict() for e in plain.store.recorder.events]
+    assert fast.rng.random() == plain.rng.random()  # the same draws, in the same order
+    # the outage did its work: pods were evicted and replaced in every Deployment
+    evicted = {e.object for e in fast.store.recorder.events if e.reason == "TaintManagerEviction"}
+    assert len(evicted) >= 30
+    assert all(d.ready_replicas == d.replicas for d in fast.store.deployments.values())
+    # far fewer deployment syncs than pod events asking for one
+    assert len(fast_syncs) * 2 < len(plain_syncs)
+
+
+def test_a_sync_does_not_run_again_for_its_own_creates():
+    """A settled Deployment whose pod is deleted: the ReplicaSet creates the replacement (its own
+    pod event asks for a sync) and the deployment sync writes the new status once; no second sync
+    in that instant."""
+    sim = make_sim(OUTAGE_CLUSTER)
+    controller = sim.workloads.deployments
+    sim.run_until(30)
+    syncs: list = []
+    sync_deployment = controller.sync_deployment
+
+    def spy(d):
+        syncs.append((sim.now, d.name))
+        sync_deployment(d)
+
+    controller.sync_deployment = spy
+    pod = min((p for p in sim.store.pods.values() if p.labels["app"] == "app-0"), key=lambda p: p.name)
+    sim.apply(Operation("delete-pod", pod=pod.name, namespace=pod.namespace))
+    sim.run_until(31)
+    at_delete = [t for t, name in syncs if name == "app-0" and t == 30_000]
+    assert len(at_delete) == 1
+    created = [e for e in sim.store.recorder.events if e.reason == "SuccessfulCreate" and e.time == 30_000]
+    assert len(created) == 1
+    assert sim.store.deployments["app-0"].status_replicas == 12

@@ -1,8 +1,13 @@
 """ReplicaSet (Deployment) and DaemonSet semantics, and the kubelet's pod lifecycle."""
 
+import random
+
+from hypothesis import given, settings, strategies as st
+
 from conftest import events, make_sim, nodes_toml
 
 from playground.engine import Operation
+from playground.engine.workloads import NAME_ALPHABET, random_suffix
 
 WEB = """
 [[deployments]]
@@ -133,3 +138,14 @@ def test_refused_operations_are_messages_not_exceptions():
     # refused without an event; the cluster's refusals of valid ones are Warning events
     assert len(events(sim, "OperationRefused")) == 4
     assert [r.operation.do for r in sim.operations.history] == ["power-on", "heal", "delete-pod", "untaint"]
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(0, 2**32), st.integers(1, 40))
+def test_pod_name_suffixes_draw_as_rng_choice_does(seed, names):
+    """random_suffix makes rng.choice's draws itself: the same suffixes, and the shared RNG is left
+    in the same state (pod names, tie-breaks and preemption offsets after it are unchanged)."""
+    fast, plain = random.Random(seed), random.Random(seed)
+    for _ in range(names):
+        assert random_suffix(fast) == "".join(plain.choice(NAME_ALPHABET) for _ in range(5))
+    assert fast.random() == plain.random()

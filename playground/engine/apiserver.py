@@ -72,7 +72,11 @@ class APIServer:
                     f'pods "{pod.name}" is forbidden: no PriorityClass with name {pod.priority_class_name} was found'
                 )
         else:
-            pc = next((c for c in classes.values() if c.global_default), None)
+            pc = None
+            for candidate in classes.values():
+                if candidate.global_default:
+                    pc = candidate
+                    break
             if pc is None or pod.priority != 0:
                 # The `priority` shortcut of a scenario pod (simulation only: it stands for a class of
                 # that value, so it wins over the globalDefault): kept as given, policy stays default.

@@ -158,6 +158,8 @@ def is_saturated(d: Deployment, rs: ReplicaSet | None) -> bool:
 
 def by_creation(rss: list[ReplicaSet]) -> list[ReplicaSet]:
     """controller.ReplicaSetsByCreationTimestamp: oldest first, then by name."""
+    if len(rss) < 2:
+        return list(rss)
     return sorted(rss, key=lambda rs: (rs.creation_time, rs.name))
 
 
@@ -288,29 +290,34 @@ class DeploymentController:
     # ---------------------------------------------------------------- settled Deployments
 
     def settled(self, d: Deployment) -> bool:
-        """True when a sync of `d` (the deployment sync and its ReplicaSets' syncs) would change
-        nothing: its last sync left it settled (see remember) and nothing a sync reads has changed
-        since, its progress deadline has not passed and no timer asked for it. Every pod event of a
-        ReplicaSet asks for a sync (as the informers do); most of them, in a steady Deployment,
-        find nothing to do."""
+        """True when the deployment sync of `d` would change nothing: its last sync left it settled
+        (see remember) and nothing that sync reads has changed since, its progress deadline has not
+        passed and no timer asked for it. Its ReplicaSet's pods may have moved since: that is the
+        ReplicaSet controller's part (WorkloadControllers), which syncs first and wakes this sync only
+        when the ReplicaSet's status changed. Every pod event of a ReplicaSet asks for a sync (as the
+        informers do); in a steady Deployment most of them change no status."""
         memo = self._settled.get(d.name)
         if memo is None or not self.skip_settled:
             return False
         refs, values = memo
-        rss = self.workloads.replicasets_of(d.name)
-        if len(rss) != 1 or rss[0] is not refs[1] or d.template is not refs[0]:
+        rs = self.workloads.sole_replicaset(d.name)
+        if rs is None or rs is not refs[1] or d.template is not refs[0]:
             return False
-        return values == self._signature(d, rss[0]) and not self._deadline_passed(d)
+        return values == self._signature(d, rs) and not self._deadline_passed(d)
+
+    def left_settled(self, d: Deployment) -> bool:
+        """settled(d) right after a sync of `d`, which left nothing changed since its remember()."""
+        return self.skip_settled and d.name in self._settled and not self._deadline_passed(d)
 
     def remember(self, d: Deployment) -> None:
         """After a sync: keep what it left when that is a settled shape, where one more sync provably
         changes nothing. That is a rolling Deployment, not paused, whose spec was observed, without
         minReadySeconds (availability would depend on the clock), with one ReplicaSet, the one of its
-        template, sized to spec.replicas (annotations too) and holding that many active pods, with
-        no failed sync pending. Then sync_deployment is a no-op on its own result: there is no
-        scaling event, nothing to reconcile or clean up, and the status it would compute is the one
-        stored (so no progress, no new condition; a timeout depends on the clock, hence
-        _deadline_passed). Only after a sync that ended with no ReplicaSet status changed."""
+        template, sized to spec.replicas (annotations too). Then sync_deployment is a no-op on its own
+        result, whatever the pods: there is no scaling event, nothing to reconcile or clean up, and
+        the status it would compute is the one stored (so no progress, no new condition; a timeout
+        depends on the clock, hence _deadline_passed). Only after a sync that ended with no
+        ReplicaSet status changed."""
         self.forget(d)
         if d.paused or d.strategy != ROLLING_UPDATE or d.min_ready_seconds or d.observed_generation != d.generation:
             return
@@ -319,9 +326,7 @@ class DeploymentController:
             return
         rs = rss[0]
         if (rs.min_ready_seconds or rs.template_hash != self.template_hash(d) or rs.replicas != d.replicas
-                or rs.desired_replicas != d.replicas or rs.max_replicas != d.replicas + max_surge(d)
-                or len(self.workloads._active.get(rs.name, ())) != rs.replicas
-                or rs.name in self.workloads._failures):
+                or rs.desired_replicas != d.replicas or rs.max_replicas != d.replicas + max_surge(d)):
             return
         self._settled[d.name] = ((d.template, rs), self._signature(d, rs))
 
@@ -329,18 +334,16 @@ class DeploymentController:
         self._settled.pop(d.name, None)
 
     def _signature(self, d: Deployment, rs: ReplicaSet) -> tuple:
-        """Everything a sync of a settled Deployment reads or writes, besides the clock."""
-        workloads = self.workloads
+        """Everything a deployment sync of a settled Deployment reads or writes, besides the clock."""
         return (d.generation, d.observed_generation, d.replicas, d.paused, d.strategy, d.max_surge, d.max_unavailable,
                 d.min_ready_seconds, d.progress_deadline_seconds, d.revision_history_limit, d.revision,
                 d.status_replicas, d.updated_replicas, d.ready_replicas, d.available_replicas, d.unavailable_replicas,
-                tuple((c.type, c.status, c.reason, c.message, c.last_update_time, c.last_transition_time)
-                      for c in d.conditions.values()),
+                # the condition objects themselves: no code changes one once it is stored (a write
+                # stores a new one), and equal ones compare by value
+                tuple(d.conditions.values()),
                 self._deadline.get(d.name),
                 rs.replicas, rs.desired_replicas, rs.max_replicas, rs.status_replicas, rs.ready_replicas,
-                rs.available_replicas, rs.revision, rs.min_ready_seconds,
-                len(workloads._active.get(rs.name, ())), len(workloads._ready.get(rs.name, ())),
-                rs.name in workloads._failures)
+                rs.available_replicas, rs.revision, rs.min_ready_seconds)
 
     def _deadline_passed(self, d: Deployment) -> bool:
         """The progress deadline has passed without a timeout written yet: the sync would write it."""
@@ -524,10 +527,10 @@ class DeploymentController:
         if self.reconcile_new_replica_set(all_rss, new_rs, d):
             self.sync_rollout_status(d, all_rss, new_rs)
             return
-        if self.reconcile_old_replica_sets(all_rss, [rs for rs in old_rss if rs.replicas > 0], new_rs, d):
+        if old_rss and self.reconcile_old_replica_sets(all_rss, [rs for rs in old_rss if rs.replicas > 0], new_rs, d):
             self.sync_rollout_status(d, all_rss, new_rs)
             return
-        if deployment_complete(d, status_of(d)):
+        if old_rss and deployment_complete(d, status_of(d)):  # (nothing to clean up without old ones)
             self.cleanup(d, old_rss)
         self.sync_rollout_status(d, all_rss, new_rs)
 

@@ -101,8 +101,8 @@ class DisruptionController:
         self.enqueue(pdb.key)
 
     def _on_pod_event(self, what: str, pod: Pod) -> None:
-        if what == "nominated":
-            return
+        if what == "nominated" or not self.pods_by_pdb:
+            return  # no PodDisruptionBudget selects anything: the pod has none (PDBs are never removed)
         key = pod.key
         if what == "added":
             matched = tuple(k for k, pdb in self.sim.store.pdbs.items() if k in self.pods_by_pdb and pdb.matches(pod))

@@ -199,6 +199,8 @@ class NodeLifecycleController:
         self.config = config
         self.health: dict[str, NodeHealth] = {}
         self.watched: set[str] = set()
+        # The most nodes `watched` held at a pass since it was last compacted (see monitor).
+        self._watched_high = 0
         self.zone_states: dict[str, str] = {}
         self.zone_queues: dict[str, ZoneQueue] = {}
         # zone -> [counted nodes, ready nodes]; kept on every node change instead of a scan per pass.
@@ -272,6 +274,7 @@ class NodeLifecycleController:
         self.sim.clock.call_at(now + self.config.node_monitor_period, PHASE_NODE_LIFECYCLE, "nodelifecycle.monitor")
         self.last_pass = now
         store = self.sim.store
+        self._watched_high = max(self._watched_high, len(self.watched))
         visited = sorted(self.watched)
         for name in visited:
             node = store.nodes.get(name)
@@ -290,6 +293,11 @@ class NodeLifecycleController:
                 if node is not None and name in self.watched and self._waiting(node):
                     self.watched.discard(name)
                     self._queue(node.zone).float(name)
+        if self._watched_high > 64 and len(self.watched) * 8 < self._watched_high:
+            # A set keeps the table it grew to (every node is watched at registration, a zone when it
+            # goes down): iterating it costs that size, every pass, after most nodes have left.
+            self.watched = set(self.watched)
+            self._watched_high = len(self.watched)
         self._arm_taint_pass()
 
     def _quiet(self, node: Node) -> bool:

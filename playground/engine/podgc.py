@@ -72,7 +72,10 @@ class PodGC:
                 self.terminating_by_node.get(pod.node_name, {}).pop(key, None)
             return
         if pod.deletion_timestamp is not None and pod.node_name:
-            self.terminating_by_node.setdefault(pod.node_name, {})[key] = pod
+            terminating = self.terminating_by_node.get(pod.node_name)
+            if terminating is None:
+                terminating = self.terminating_by_node[pod.node_name] = {}
+            terminating[key] = pod
         if pod.phase in (SUCCEEDED, FAILED):
             self.terminated[key] = pod
 

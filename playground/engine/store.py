@@ -83,14 +83,14 @@ class EventRecorder:
         # told of every occurrence, a repeat too (time, the Event): for whoever needs each one
         self.listeners: list[Callable[[int, Event], None]] = []
 
-    def _find(self, key: tuple) -> Event | None:
-        event = self._by_hash.get(key_hash(key))
+    def _find(self, key: tuple, hashed: int) -> Event | None:
+        event = self._by_hash.get(hashed)
         if event is None or event.key() == key:
             return event
         return self._collided.get(key)
 
-    def _index(self, key: tuple, event: Event) -> None:
-        if self._by_hash.setdefault(key_hash(key), event) is not event:
+    def _index(self, key: tuple, event: Event, hashed: int) -> None:
+        if self._by_hash.setdefault(hashed, event) is not event:
             self._collided[key] = event
 
     def record(self, type_: str, reason: str, obj: str, message: str, source: str,
@@ -99,7 +99,8 @@ class EventRecorder:
         `instance` the recording process (a restarted kubelet starts with an empty cache)."""
         now = self._now()
         key = (source, instance, obj, uid, type_, reason, message)
-        event = self._find(key)
+        hashed = key_hash(key)
+        event = self._find(key, hashed)
         if event is not None and event.seq > self.total - len(self.events):
             event.count += 1
             event.last_time = now
@@ -115,16 +116,17 @@ class EventRecorder:
         new = Event(now, type_, reason, obj, message, source, 1, now, uid, instance, self.total)
         self.events.append(new)
         if event is None:
-            self._index(key, new)
-        elif self._by_hash.get(key_hash(key)) is event:  # its earlier Event left the bounded log
-            self._by_hash[key_hash(key)] = new
+            self._index(key, new, hashed)
+        elif self._by_hash.get(hashed) is event:  # its earlier Event left the bounded log
+            self._by_hash[hashed] = new
         else:
             self._collided[key] = new
         if self.limit is not None and len(self._by_hash) + len(self._collided) > 2 * self.limit:
             # the bounded log forgets the keys of Events it dropped
             self._by_hash, self._collided = {}, {}
             for kept in self.events:
-                self._index(kept.key(), kept)
+                kept_key = kept.key()
+                self._index(kept_key, kept, key_hash(kept_key))
         for listener in self.listeners:
             listener(now, new)
         return new
@@ -310,7 +312,11 @@ class Store:
     def add_pod(self, pod: Pod) -> None:
         self.pods[pod.key] = pod
         if pod.owner is not None:
-            self.pods_by_owner.setdefault((pod.owner.kind, pod.owner.name), {})[pod.key] = pod
+            owner = (pod.owner.kind, pod.owner.name)
+            owned = self.pods_by_owner.get(owner)
+            if owned is None:
+                owned = self.pods_by_owner[owner] = {}
+            owned[pod.key] = pod
         if pod.node_name:
             self._account(pod, +1)
         self._pod_changed("added", pod)
@@ -418,8 +424,11 @@ class Store:
 
     def _account(self, pod: Pod, sign: int, keep_listed: bool = False) -> None:
         """Keep the node's request totals (kube-scheduler's NodeInfo) in step with its pods."""
-        node = self.nodes.get(pod.node_name or "")
-        listed = self.pods_by_node.setdefault(pod.node_name or "", {})
+        node_name = pod.node_name or ""
+        node = self.nodes.get(node_name)
+        listed = self.pods_by_node.get(node_name)
+        if listed is None:
+            listed = self.pods_by_node[node_name] = {}
         if sign > 0:
             listed[pod.key] = pod
         elif not keep_listed:

@@ -81,8 +81,10 @@ class TaintEvictionController:
                 if not pod.is_terminal():
                     self._cancel(pod, emit=True)
             return
+        # Pods of one template share their tolerations tuple: match it against the taints once.
+        matches: dict[int, tuple] = {}
         for pod in self.sim.store.pods_on(node.name):
-            self._process_pod(pod, taints)
+            self._process_pod(pod, taints, matches)
 
     @watches("added", "bound", "removed")
     def _on_pod_event(self, what: str, pod: Pod) -> None:
@@ -92,23 +94,31 @@ class TaintEvictionController:
         elif what in ("bound", "added") and pod.node_name:
             node = self.sim.store.nodes.get(pod.node_name)
             if node is not None:
+                if not node.taints and pod.key not in self.scheduled:
+                    return  # nothing to schedule, nothing to cancel (most bindings)
                 self._process_pod(pod, self.no_execute_taints(node))
 
-    def _process_pod(self, pod: Pod, taints: list[Taint]) -> None:
+    def _process_pod(self, pod: Pod, taints: list[Taint], matches: dict[int, tuple] | None = None) -> None:
+        """`matches`: id of a tolerations tuple -> (the tuple, tolerated, minimum), for these taints."""
         if pod.deletion_timestamp is not None or pod.is_terminal():
             return
         if not taints:
             self._cancel(pod, emit=True)
             return
         now = self.sim.clock.now
-        tolerated, used = matching_tolerations(taints, pod.tolerations)
+        match = matches.get(id(pod.tolerations)) if matches is not None else None
+        if match is None or match[0] is not pod.tolerations:
+            tolerated, used = matching_tolerations(taints, pod.tolerations)
+            match = (pod.tolerations, tolerated, min_toleration_seconds(used) if tolerated else 0)
+            if matches is not None:
+                matches[id(pod.tolerations)] = match
+        _, tolerated, minimum = match
         if not tolerated:
             # cancelWorkWithEvent: a deletion waiting on tolerationSeconds is cancelled (with its
             # event) before the immediate one is queued
             self._cancel(pod, emit=True)
             self._schedule(pod, now, now)
             return
-        minimum = min_toleration_seconds(used)
         if minimum < 0:
             self._cancel(pod, emit=True)
             return

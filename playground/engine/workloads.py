@@ -49,6 +49,8 @@ from .objects import (
 )
 
 if TYPE_CHECKING:
+    import random
+
     from .simulation import Simulation
 
 
@@ -62,6 +64,8 @@ SLOW_START_INITIAL_BATCH_SIZE = 1
 RATE_LIMIT_BASE_MS = 5
 RATE_LIMIT_MAX_MS = 1_000_000
 
+NOTHING: dict = {}  # an empty index, never written
+
 DAEMON_TOLERATIONS = (
     Toleration(NOT_READY_TAINT, "Exists", "", NO_EXECUTE),
     Toleration(UNREACHABLE_TAINT, "Exists", "", NO_EXECUTE),
@@ -70,6 +74,24 @@ DAEMON_TOLERATIONS = (
     Toleration(PID_PRESSURE_TAINT, "Exists", "", NO_SCHEDULE),
     Toleration(UNSCHEDULABLE_TAINT, "Exists", "", NO_SCHEDULE),
 )
+
+
+def random_suffix(rng: "random.Random", length: int = 5) -> str:
+    """rand.String(5): five characters of NAME_ALPHABET, first character first. The draws are
+    rng.choice's own (Random._randbelow: getrandbits of the alphabet size's bit length, again until
+    below it), made here without its two calls per character: the shared RNG's sequence is
+    unchanged (tests/test_workloads.py compares with rng.choice)."""
+    bits = rng.getrandbits
+    alphabet = NAME_ALPHABET
+    size = len(alphabet)
+    width = size.bit_length()
+    chars = []
+    for _ in range(length):
+        r = bits(width)
+        while r >= size:
+            r = bits(width)
+        chars.append(alphabet[r])
+    return "".join(chars)
 
 
 def template_hash(template: PodTemplate) -> str:
@@ -169,31 +191,30 @@ class WorkloadControllers:
         if owner is None:
             return
         if owner.kind == "ReplicaSet":
-            if what == "condition":
-                # only a change of readiness matters, and most condition updates are not one
-                # (inlined: this runs for every condition of every ReplicaSet pod)
-                ready = self._ready.get(owner.name)
-                cond = pod.conditions.get("Ready")
-                is_ready = cond is not None and cond.status == TRUE and pod.deletion_timestamp is None \
-                    and pod.phase != SUCCEEDED and pod.phase != FAILED
-                if (ready is not None and pod.uid in ready) == is_ready:
-                    return
-            elif what not in ("removed", "deleting", "phase", "added"):
-                return
-            name, key = owner.name, pod.key
+            # inlined (this runs for every change of every ReplicaSet pod): IsPodActive and readiness
+            if what == "bound" or what == "nominated":
+                return  # (heard only when every watcher hears every change)
+            name = owner.name
+            phase = pod.phase
+            cond = pod.conditions.get("Ready")
+            is_active = what != "removed" and pod.deletion_timestamp is None and phase != SUCCEEDED \
+                and phase != FAILED
+            is_ready = is_active and cond is not None and cond.status == TRUE
+            ready = self._ready.get(name)
+            if what == "condition" and (ready is not None and pod.uid in ready) == is_ready:
+                return  # only a change of readiness matters, and most condition updates are not one
             active = self._active.get(name)
             if active is None:
                 active = self._active[name] = {}
-                self._ready[name] = {}
-            ready = self._ready[name]
-            if what != "removed" and pod.is_active():
-                active[key] = pod
-                if pod.is_ready():
+                ready = self._ready[name] = {}
+            if is_active:
+                active[pod.key] = pod
+                if is_ready:
                     ready[pod.uid] = pod
                 else:
                     ready.pop(pod.uid, None)
             else:
-                active.pop(key, None)
+                active.pop(pod.key, None)
                 ready.pop(pod.uid, None)
             rs = self.replicasets.get(name)
             if rs is not None:
@@ -228,7 +249,16 @@ class WorkloadControllers:
         self._by_deployment.get(rs.deployment, {}).pop(rs.name, None)
 
     def replicasets_of(self, deployment: str) -> list[ReplicaSet]:
-        return list(self._by_deployment.get(deployment, {}).values())
+        return list(self._by_deployment.get(deployment, NOTHING).values())
+
+    def sole_replicaset(self, deployment: str) -> ReplicaSet | None:
+        """The Deployment's ReplicaSet when it has exactly one."""
+        rss = self._by_deployment.get(deployment)
+        if rss is None or len(rss) != 1:
+            return None
+        for rs in rss.values():
+            return rs
+        return None
 
     def deployment_of(self, replicaset: str) -> Deployment | None:
         """The Deployment that controls a ReplicaSet (its controller ownerReference)."""
@@ -264,10 +294,17 @@ class WorkloadControllers:
     def sync(self) -> None:
         self._wakeup.fired()
         deployments, self.dirty_deployments = sorted(self.dirty_deployments), set()
+        dirty = self.dirty_deployments
         for name in deployments:
             deployment = self.sim.store.deployments.get(name)
             if deployment is not None:
+                marked_before = name in dirty
                 self._sync_deployment(deployment)
+                if not marked_before and name in dirty and self._idle(deployment):
+                    # The pods this sync created or deleted marked the Deployment again; the sync
+                    # already saw them, and a sync now would find nothing to do (a workqueue key
+                    # added while its worker still processes it, whose next sync is a no-op).
+                    dirty.discard(name)
         nodes, self.dirty_daemon_nodes = sorted(self.dirty_daemon_nodes), set()
         for daemonset in list(self.sim.store.daemonsets.values()):
             for node_name in nodes:
@@ -276,25 +313,46 @@ class WorkloadControllers:
     def _sync_deployment(self, deployment: Deployment) -> None:
         """The deployment controller sizes the ReplicaSets, the ReplicaSet controller creates and
         deletes pods, and the two answer each other until neither has more to do in this instant."""
-        if self.deployments.settled(deployment):
-            return
-        for _ in range(10):
-            self.deployments.sync_deployment(deployment)
+        controller = self.deployments
+        first = 0
+        if controller.settled(deployment):
+            # The deployment sync would change nothing (nothing it reads has changed since its last
+            # sync): only the ReplicaSet's pods may have moved, so its sync goes first.
+            rs = self.sole_replicaset(deployment.name)
+            if not self._sync_replicaset(rs) or not self._update_status(rs):
+                return
+            first = 1
+        for _ in range(first, 10):
+            controller.sync_deployment(deployment)
             changed = False
-            for rs in self.deployments.replica_sets(deployment):
+            for rs in controller.replica_sets(deployment):
                 if not self._sync_replicaset(rs):
                     break
                 changed |= self._update_status(rs)
             if not changed:
-                self.deployments.remember(deployment)
+                controller.remember(deployment)
                 return
-        self.deployments.forget(deployment)
+        controller.forget(deployment)
+
+    def _idle(self, deployment: Deployment) -> bool:
+        """Right after its sync: a sync of the Deployment now would change nothing, as its deployment
+        sync is settled and its
+        one ReplicaSet has as many active pods as it wants, a status that counts them and no failed
+        sync to forget."""
+        if not self.deployments.left_settled(deployment):
+            return False
+        rs = self.sole_replicaset(deployment.name)
+        active = self._active.get(rs.name, ())
+        ready = self._ready.get(rs.name, ())
+        return (len(active) == rs.replicas == rs.status_replicas and len(ready) == rs.ready_replicas
+                and rs.available_replicas == len(ready) and not rs.min_ready_seconds
+                and rs.name not in self._failures)
 
     def _update_status(self, rs: ReplicaSet) -> bool:
         """calculateStatus of the ReplicaSet controller; a timer for pods still short of
         minReadySeconds (the controller's AddAfter)."""
-        active = self._active.get(rs.name, {})
-        ready = self._ready.get(rs.name, {})
+        active = self._active.get(rs.name, NOTHING)
+        ready = self._ready.get(rs.name, NOTHING)
         available = len(ready)
         if rs.min_ready_seconds and ready:
             now = self.sim.clock.now
@@ -318,15 +376,16 @@ class WorkloadControllers:
         """manageReplicas: create the missing pods in slow-start batches and delete the surplus, at
         most burstReplicas either way; False when a create was refused (the sync's error)."""
         store = self.sim.store
-        active = self._active.get(rs.name, {})
+        active = self._active.get(rs.name, NOTHING)
         diff = rs.replicas - len(active)
-        owner = OwnerRef("ReplicaSet", rs.name)
-        ref = f"ReplicaSet/{rs.namespace}/{rs.name}"
         if diff > 0:
+            owner = OwnerRef("ReplicaSet", rs.name)
+            ref = f"ReplicaSet/{rs.namespace}/{rs.name}"
             if not self._slow_start_create(rs, min(diff, BURST_REPLICAS), owner, ref):
                 self._requeue_rate_limited(rs)
                 return False
         elif diff < 0:
+            ref = f"ReplicaSet/{rs.namespace}/{rs.name}"
             for pod in sorted(active.values(), key=self._deletion_rank)[:min(-diff, BURST_REPLICAS)]:
                 store.event("Normal", "SuccessfulDelete", ref, f"Deleted pod: {pod.name}", "replicaset-controller")
                 self.sim.apiserver.delete_pod(pod)
@@ -392,12 +451,10 @@ class WorkloadControllers:
         )
 
     def _unique_name(self, base: str, namespace: str) -> str:
-        choice = self.sim.rng.choice
-        alphabet = NAME_ALPHABET
+        pods = self.sim.store.pods
         while True:
-            # five draws, first character first (as before: the shared RNG's sequence is unchanged)
-            name = f"{base}-{choice(alphabet)}{choice(alphabet)}{choice(alphabet)}{choice(alphabet)}{choice(alphabet)}"
-            if f"{namespace}/{name}" not in self.sim.store.pods:
+            name = f"{base}-{random_suffix(self.sim.rng)}"
+            if f"{namespace}/{name}" not in pods:
                 return name
 
     # ---------------------------------------------------------------- DaemonSets

@@ -458,6 +458,12 @@ def test_columnar_preemption_matches_node_by_node(pools, seed, preemptors, pdbs,
         potential = [n for n in order if n.name in want_statuses and want_statuses[n.name].code == UNSCHEDULABLE]
         check_preemption(sim, pod, diagnosis, potential)
         nominate, _ = scheduler.preemption.post_filter(pod, diagnosis)
+        # the failed cycle's reasons (NodeResourcesFit's keys kept across cycles) as the plugins give
+        # them; asked for last, as the UI does (per-node statuses built on first use)
+        num = len(store.nodes)
+        assert diagnosis.message(num) == fit_error_message(num, want_statuses)
+        assert diagnosis.plugins == {s.plugin for s in want_statuses.values()}
+        assert as_tuples(diagnosis.statuses) == as_tuples(want_statuses)
         if nominate:
             store.set_nominated_node(pod, nominate)
             if remove:

@@ -385,7 +385,7 @@ class NodeColumns:
             start = entry[0] - self.log_base
             if start == len(self.log):
                 return entry[1]
-            if 0 <= start and len(self.log) - start <= 64:
+            if 0 <= start and len(self.log) - start <= 32:  # (a row in plain integers ~1.3 µs, 5,000 rows ~50 µs)
                 keys = entry[1]
                 for row in set(self.log[start:]):
                     keys[row] = self._fit_key(pod, row)

@@ -682,10 +682,13 @@ class Scheduler:
             keys = self.columns.fit_keys(pod)[rejected]
         else:
             keys = self.columns.fit_codes(pod, rejected, counted[rejected] if counted is not None else None)
-        static = cls.status[rejected]
         table = fit_status_table()
-        table.extend(cls.table[1:])
-        ids = np.where(static != 0, static + (FIT_KEYS - 1), keys)
+        if len(cls.table) == 1:  # no node rejects this class before NodeResourcesFit
+            ids = keys
+        else:
+            static = cls.status[rejected]
+            table.extend(cls.table[1:])
+            ids = np.where(static != 0, static + (FIT_KEYS - 1), keys)
         if extra is not None:  # fits: rejected by PodTopologySpread or InterPodAffinity
             passed = np.flatnonzero(ids == 0)
             if len(passed):

@@ -141,12 +141,19 @@ class VictimCache:
         return states, results, entry[3]
 
 
+def scan_order(rows: np.ndarray, offset: int, count: int) -> np.ndarray:
+    """The first `count` of `rows` in the dry run's order: from `offset`, wrapping around."""
+    if offset + count <= len(rows):
+        return rows[offset:offset + count]
+    return np.concatenate((rows[offset:], rows[:offset + count - len(rows)]))
+
+
 def scan_end(states: np.ndarray, num_candidates: int) -> int:
     """How many rows (of `states`, in scan order) DryRunPreemption looks at: it stops once it has a
     candidate without violations and numCandidates in all (each kind capped at numCandidates, so
     the capped sum reaches numCandidates exactly when the plain count of candidates does)."""
     num_candidates = max(num_candidates, 1)
-    candidates = np.flatnonzero((states == NON_VIOLATING) | (states == VIOLATING))
+    candidates = np.flatnonzero(states.view(np.uint8) - np.uint8(1) < 2)  # NON_VIOLATING or VIOLATING
     if len(candidates) < num_candidates:
         return len(states)
     non_violating = np.flatnonzero(states == NON_VIOLATING)
@@ -354,11 +361,7 @@ class DefaultPreemption:
         # Where candidates are dense the stopping point comes early: look at a window of the scan
         # order first (scan_end on a prefix is exact when it stops inside it), all of it otherwise.
         window = min(2 * num_candidates + 64, len(rows))
-        if offset + window <= len(rows):
-            scan = rows[offset:offset + window]
-        else:
-            scan = np.concatenate((rows[offset:], rows[:offset]))
-            window = len(rows)
+        scan = scan_order(rows, offset, window)
         own_row = scheduler.columns.index.get(pod.nominated_node_name) if pod.nominated_node_name else None
         own_result = None
         if own_row is not None:
@@ -367,8 +370,8 @@ class DefaultPreemption:
             seen = states[scan]
             end = scan_end(seen, num_candidates)
             if end == window < len(rows):
-                scan = np.concatenate((rows[offset:], rows[:offset]))
                 window = len(rows)
+                scan = scan_order(rows, offset, window)
                 continue
             unknown = np.flatnonzero(seen[:end] == UNKNOWN)
             if not len(unknown):

@@ -310,6 +310,13 @@ def test_vectorised_cycle_matches_the_plain_plugins(data):
                               if n.name in want_statuses and want_statuses[n.name].code == UNSCHEDULABLE]
             assert [n.name for n in potential] == [n.name for n in want_potential]
             check_preemption(sim, pod, diagnosis, want_potential)
+        # NodeToStatus.Get on the columns (the preemptor's nominated node is asked), before the
+        # statuses are built
+        for name in [pod.nominated_node_name, "no-such-node", *names[:3], *names[-3:]]:
+            status = diagnosis.get(name)
+            want = want_statuses.get(name)
+            assert (status.code, status.reasons) == \
+                ((want.code, want.reasons) if want is not None else (UNSCHEDULABLE_AND_UNRESOLVABLE, ()))
         assert as_tuples(diagnosis.statuses) == as_tuples(want_statuses)
         assert diagnosis.plugins == {s.plugin for s in want_statuses.values()}
         if len(nodes) > 1:

@@ -152,7 +152,7 @@ class Diagnosis:
     were evaluated, and the FitError histogram, the plugins and preemption's node codes come from
     the count of each table entry."""
 
-    __slots__ = ("_statuses", "absent", "_plugins", "_nodes", "_rows", "_ids", "_table", "_counts")
+    __slots__ = ("_statuses", "absent", "_plugins", "_nodes", "_rows", "_ids", "_table", "_counts", "_index")
 
     def __init__(self) -> None:
         self._statuses: dict[str, Status] | None = {}
@@ -163,9 +163,12 @@ class Diagnosis:
         self._ids: np.ndarray | None = None
         self._table: list[Status] = []
         self._counts: list[int] | None = None
+        self._index: dict[str, int] | None = None
 
-    def set_rejected(self, nodes: list[Node], rows: np.ndarray, ids: np.ndarray, table: list[Status]) -> None:
-        self._nodes, self._rows, self._ids, self._table = nodes, rows, ids, table
+    def set_rejected(self, nodes: list[Node], rows: np.ndarray, ids: np.ndarray, table: list[Status],
+                     index: dict[str, int] | None = None) -> None:
+        """`index`: the row of each node name in `nodes`, when known."""
+        self._nodes, self._rows, self._ids, self._table, self._index = nodes, rows, ids, table, index
         self._statuses = None
         self._plugins = None
         self._counts = None
@@ -205,6 +208,12 @@ class Diagnosis:
         return self.absent if self.absent is not None else Status(UNSCHEDULABLE_AND_UNRESOLVABLE)
 
     def _get_columnar(self, node_name: str) -> Status | None:
+        if self._index is not None:
+            row = self._index.get(node_name)
+            if row is None:
+                return None
+            found = np.flatnonzero(self._rows == row)
+            return self._table[int(self._ids[found[0]])] if len(found) else None
         for j, row in enumerate(self._rows.tolist()):
             if self._nodes[row].name == node_name:
                 return self._table[int(self._ids[j])]
@@ -703,7 +712,7 @@ class Scheduler:
                 if j >= 0:
                     ids[j] = len(table)
                     table.append(status)
-        diagnosis.set_rejected(order, rejected, ids, table)
+        diagnosis.set_rejected(order, rejected, ids, table, self.columns.index if self.columns.nodes is order else None)
 
     def _find_nodes_one_by_one(self, pod: Pod, order: list[Node], names: set[str] | None
                                ) -> tuple[list[Node], Diagnosis]:

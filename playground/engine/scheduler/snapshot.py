@@ -400,12 +400,12 @@ class NodeColumns:
 
     def _fit_key(self, pod: Pod, i: int) -> int:
         """fit_keys on one row, in plain integers."""
-        count, cpu, memory = int(self.pod_count[i]), int(self.req_cpu[i]), int(self.req_memory[i])
-        if self.nom_count[i] > 0 and self.nom_min_priority[i] >= pod.priority:
-            count += int(self.nom_count[i])
-            cpu += int(self.nom_cpu[i])
-            memory += int(self.nom_memory[i])
-        alloc_pods, alloc_cpu, alloc_memory = int(self.alloc_pods[i]), int(self.alloc_cpu[i]), int(self.alloc_memory[i])
+        count, cpu, memory = self.pod_count.item(i), self.req_cpu.item(i), self.req_memory.item(i)
+        if self.nom_count.item(i) > 0 and self.nom_min_priority.item(i) >= pod.priority:
+            count += self.nom_count.item(i)
+            cpu += self.nom_cpu.item(i)
+            memory += self.nom_memory.item(i)
+        alloc_pods, alloc_cpu, alloc_memory = self.alloc_pods.item(i), self.alloc_cpu.item(i), self.alloc_memory.item(i)
         key = unresolvable = 0
         if count >= alloc_pods:
             key |= 2

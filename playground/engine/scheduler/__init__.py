@@ -686,18 +686,28 @@ class Scheduler:
         failed checks (one shared status per combination), else (nominated pods counted) its own.
         As ids into a table: NodeResourcesFit's statuses by fit_codes key, then the class's
         statuses, then PodTopologySpread's / InterPodAffinity's, then the nodes' own."""
-        if 2 * len(rejected) >= len(order):
-            # (fit_keys counts nominated pods as `counted` does on every row not in `overrides`)
-            keys = self.columns.fit_keys(pod)[rejected]
-        else:
-            keys = self.columns.fit_codes(pod, rejected, counted[rejected] if counted is not None else None)
         table = fit_status_table()
         if len(cls.table) == 1:  # no node rejects this class before NodeResourcesFit
-            ids = keys
+            static = by_fit = None
+            fit_rows = rejected
         else:
             static = cls.status[rejected]
+            by_fit = static == 0
+            fit_rows = rejected[by_fit]
             table.extend(cls.table[1:])
-            ids = np.where(static != 0, static + (FIT_KEYS - 1), keys)
+        if not len(fit_rows):
+            keys = np.zeros(0, dtype=np.int64)
+        elif 2 * len(fit_rows) >= len(order):
+            # (fit_keys counts nominated pods as `counted` does on every row not in `overrides`)
+            keys = self.columns.fit_keys(pod)[fit_rows]
+        else:
+            keys = self.columns.fit_codes(pod, fit_rows, counted[fit_rows] if counted is not None else None)
+        if by_fit is None:
+            ids = keys
+        else:
+            ids = static + (FIT_KEYS - 1)
+            if len(keys):
+                ids[by_fit] = keys
         if extra is not None:  # fits: rejected by PodTopologySpread or InterPodAffinity
             passed = np.flatnonzero(ids == 0)
             if len(passed):

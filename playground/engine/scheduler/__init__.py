@@ -686,28 +686,19 @@ class Scheduler:
         failed checks (one shared status per combination), else (nominated pods counted) its own.
         As ids into a table: NodeResourcesFit's statuses by fit_codes key, then the class's
         statuses, then PodTopologySpread's / InterPodAffinity's, then the nodes' own."""
-        table = fit_status_table()
         if len(cls.table) == 1:  # no node rejects this class before NodeResourcesFit
             static = by_fit = None
             fit_rows = rejected
         else:
             static = cls.status[rejected]
             by_fit = static == 0
-            fit_rows = rejected[by_fit]
-            table.extend(cls.table[1:])
-        if not len(fit_rows):
-            keys = np.zeros(0, dtype=np.int64)
-        elif 2 * len(fit_rows) >= len(order):
-            # (fit_keys counts nominated pods as `counted` does on every row not in `overrides`)
-            keys = self.columns.fit_keys(pod)[fit_rows]
+            fit_rows = rejected[by_fit] if by_fit.any() else None
+        if fit_rows is None:  # every one fails a filter before NodeResourcesFit (a tainted zone)
+            table = list(cls.table)
+            ids = static
         else:
-            keys = self.columns.fit_codes(pod, fit_rows, counted[fit_rows] if counted is not None else None)
-        if by_fit is None:
-            ids = keys
-        else:
-            ids = static + (FIT_KEYS - 1)
-            if len(keys):
-                ids[by_fit] = keys
+            table = fit_status_table()
+            ids = self._fit_ids(pod, order, cls, table, fit_rows, static, by_fit, counted)
         if extra is not None:  # fits: rejected by PodTopologySpread or InterPodAffinity
             passed = np.flatnonzero(ids == 0)
             if len(passed):
@@ -723,6 +714,22 @@ class Scheduler:
                     ids[j] = len(table)
                     table.append(status)
         diagnosis.set_rejected(order, rejected, ids, table, self.columns.index if self.columns.nodes is order else None)
+
+    def _fit_ids(self, pod: Pod, order: list[Node], cls, table: list[Status], fit_rows: np.ndarray,
+                 static: np.ndarray | None, by_fit: np.ndarray | None, counted: np.ndarray | None) -> np.ndarray:
+        """_record_rejected's ids where some rejected nodes pass the class's filters: their
+        NodeResourcesFit key (an index into `table`, which gets the class's statuses after it)."""
+        if 2 * len(fit_rows) >= len(order):
+            # (fit_keys counts nominated pods as `counted` does on every row not in `overrides`)
+            keys = self.columns.fit_keys(pod)[fit_rows]
+        else:
+            keys = self.columns.fit_codes(pod, fit_rows, counted[fit_rows] if counted is not None else None)
+        if by_fit is None:
+            return keys
+        table.extend(cls.table[1:])
+        ids = static + (FIT_KEYS - 1)
+        ids[by_fit] = keys
+        return ids
 
     def _find_nodes_one_by_one(self, pod: Pod, order: list[Node], names: set[str] | None
                                ) -> tuple[list[Node], Diagnosis]:

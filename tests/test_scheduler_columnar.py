@@ -310,6 +310,13 @@ def test_vectorised_cycle_matches_the_plain_plugins(data):
                               if n.name in want_statuses and want_statuses[n.name].code == UNSCHEDULABLE]
             assert [n.name for n in potential] == [n.name for n in want_potential]
             check_preemption(sim, pod, diagnosis, want_potential)
+        # NodeToStatus.Get on the columns (the preemptor's nominated node is asked), before the
+        # statuses are built
+        for name in [pod.nominated_node_name, "no-such-node", *names[:3], *names[-3:]]:
+            status = diagnosis.get(name)
+            want = want_statuses.get(name)
+            assert (status.code, status.reasons) == \
+                ((want.code, want.reasons) if want is not None else (UNSCHEDULABLE_AND_UNRESOLVABLE, ()))
         assert as_tuples(diagnosis.statuses) == as_tuples(want_statuses)
         assert diagnosis.plugins == {s.plugin for s in want_statuses.values()}
         if len(nodes) > 1:
@@ -458,6 +465,12 @@ def test_columnar_preemption_matches_node_by_node(pools, seed, preemptors, pdbs,
         potential = [n for n in order if n.name in want_statuses and want_statuses[n.name].code == UNSCHEDULABLE]
         check_preemption(sim, pod, diagnosis, potential)
         nominate, _ = scheduler.preemption.post_filter(pod, diagnosis)
+        # the failed cycle's reasons (NodeResourcesFit's keys kept across cycles) as the plugins give
+        # them; asked for last, as the UI does (per-node statuses built on first use)
+        num = len(store.nodes)
+        assert diagnosis.message(num) == fit_error_message(num, want_statuses)
+        assert diagnosis.plugins == {s.plugin for s in want_statuses.values()}
+        assert as_tuples(diagnosis.statuses) == as_tuples(want_statuses)
         if nominate:
             store.set_nominated_node(pod, nominate)
             if remove:
@@ -482,3 +495,32 @@ def test_a_class_is_re_evaluated_after_its_first_pod_was_bound():
     want = plain_find(sim.scheduler, second, 0)[1]
     assert as_tuples(diagnosis.statuses) == as_tuples(want)
     assert [s.reasons for s in diagnosis.statuses.values()] == [("node(s) had untolerated taint {dedicated: gpu}",)]
+
+
+def test_dry_run_stopping_point_past_the_first_window():
+    """Sparse candidates (most nodes hold only pods of the preemptor's priority): the dry run's
+    stopping point, or no stopping point at all, lies past the window of the scan order the columnar
+    dry run looks at first; candidates, statuses and pick stay the node-by-node ones."""
+    for spacing, percentage, absolute in [(90, 0, 1), (40, 0, 3), (37, 10, 1), (7, 0, 40), (150, 10, 100)]:
+        data = {"pools": [(150, "zone-a", "", "", ("2", "16Gi"), 110), (150, "zone-b", "", "", ("2", "16Gi"), 110)],
+                "percentage": 0, "taints": [], "cordons": [], "placed": [], "nominated": [], "pods": []}
+        sim, names = build(data)
+        store, scheduler = sim.store, sim.scheduler
+        scheduler.config.min_candidate_nodes_percentage = percentage
+        scheduler.config.min_candidate_nodes_absolute = absolute
+        for i, name in enumerate(names):
+            filler = make_pod(sim, f"f-{i}", (2000, 0, 0 if i % spacing == 0 else 1000, [], {}, None, ()))
+            filler.node_name = name
+            store.add_pod(filler)
+        for j in range(4):
+            pod = make_pod(sim, f"high-{j}", (1000, 0, 1000, [], {}, None, ()))
+            store.add_pod(pod)
+            want_nodes, want_statuses, _ = plain_find(scheduler, pod, scheduler.next_start)
+            nodes, diagnosis = scheduler.find_nodes_that_fit(pod)
+            assert nodes == [] and want_nodes == []
+            order = scheduler.node_order()
+            potential = [n for n in order if want_statuses[n.name].code == UNSCHEDULABLE]
+            check_preemption(sim, pod, diagnosis, potential)
+            nominate, _ = scheduler.preemption.post_filter(pod, diagnosis)
+            assert nominate
+            store.set_nominated_node(pod, nominate)

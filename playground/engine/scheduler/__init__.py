@@ -59,7 +59,7 @@ from .plugins import (
 )
 from .preemption import DefaultPreemption
 from .queue import SchedulingQueue
-from .snapshot import NodeColumns, fit_status
+from .snapshot import FIT_KEYS, NodeColumns, fit_status_table
 from .topology import HINT_EVENTS, Cycle, Topology
 
 if TYPE_CHECKING:
@@ -169,9 +169,10 @@ class Diagnosis:
 
     The vectorised cycle records its rejected nodes as columns (rows in node-tree order, each an
     index into a table of statuses); `statuses` is then built on first use, in the order the nodes
-    were evaluated, and the FitError histogram and preemption's node codes come from counts."""
+    were evaluated, and the FitError histogram, the plugins and preemption's node codes come from
+    the count of each table entry."""
 
-    __slots__ = ("_statuses", "absent", "_plugins", "_nodes", "_rows", "_ids", "_table")
+    __slots__ = ("_statuses", "absent", "_plugins", "_nodes", "_rows", "_ids", "_table", "_counts", "_index")
 
     def __init__(self) -> None:
         self._statuses: dict[str, Status] | None = {}
@@ -181,11 +182,22 @@ class Diagnosis:
         self._rows: np.ndarray | None = None
         self._ids: np.ndarray | None = None
         self._table: list[Status] = []
+        self._counts: list[int] | None = None
+        self._index: dict[str, int] | None = None
 
-    def set_rejected(self, nodes: list[Node], rows: np.ndarray, ids: np.ndarray, table: list[Status]) -> None:
-        self._nodes, self._rows, self._ids, self._table = nodes, rows, ids, table
+    def set_rejected(self, nodes: list[Node], rows: np.ndarray, ids: np.ndarray, table: list[Status],
+                     index: dict[str, int] | None = None) -> None:
+        """`index`: the row of each node name in `nodes`, when known."""
+        self._nodes, self._rows, self._ids, self._table, self._index = nodes, rows, ids, table, index
         self._statuses = None
         self._plugins = None
+        self._counts = None
+
+    def _table_counts(self) -> list[int]:
+        """How many rejected nodes have each table entry."""
+        if self._counts is None:
+            self._counts = np.bincount(self._ids, minlength=len(self._table)).tolist()
+        return self._counts
 
     @property
     def statuses(self) -> dict[str, Status]:
@@ -197,8 +209,8 @@ class Diagnosis:
     @property
     def plugins(self) -> set[str]:
         if self._plugins is None:
-            used = np.flatnonzero(np.bincount(self._ids, minlength=len(self._table)))
-            self._plugins = {self._table[i].plugin for i in used.tolist()}
+            table = self._table
+            self._plugins = {table[i].plugin for i, count in enumerate(self._table_counts()) if count}
         return self._plugins
 
     def num_statuses(self) -> int:
@@ -216,6 +228,12 @@ class Diagnosis:
         return self.absent if self.absent is not None else Status(UNSCHEDULABLE_AND_UNRESOLVABLE)
 
     def _get_columnar(self, node_name: str) -> Status | None:
+        if self._index is not None:
+            row = self._index.get(node_name)
+            if row is None:
+                return None
+            found = np.flatnonzero(self._rows == row)
+            return self._table[int(self._ids[found[0]])] if len(found) else None
         for j, row in enumerate(self._rows.tolist()):
             if self._nodes[row].name == node_name:
                 return self._table[int(self._ids[j])]
@@ -232,8 +250,7 @@ class Diagnosis:
             return format_fit_error(num_all_nodes, histogram, len(self._statuses), post_filter_message, self.absent,
                                     reason_text)
         histogram = {}
-        counts = np.bincount(self._ids, minlength=len(self._table)).tolist()
-        for status, count in zip(self._table, counts):
+        for status, count in zip(self._table, self._table_counts()):
             if count:
                 for reason in status.reasons:
                     histogram[reason] = histogram.get(reason, 0) + count
@@ -245,8 +262,19 @@ class Diagnosis:
         diagnosis is not columnar over `order`."""
         if self._statuses is not None or self._nodes is not order:
             return None
-        codes = np.array([status.code for status in self._table], dtype=np.int64)
-        return np.sort(self._rows[codes[self._ids] == code])
+        table, rows = self._table, self._rows
+        matches = [status.code == code for status in table]
+        used = [count > 0 for count in self._table_counts()]
+        if not any(m and u for m, u in zip(matches, used)):
+            return np.zeros(0, dtype=np.int64)
+        mask = np.zeros(len(order), dtype=bool)
+        if all(m or not u for m, u in zip(matches, used)):  # every rejected node has it
+            if len(rows) == len(order):
+                return np.arange(len(order))
+            mask[rows] = True
+        else:
+            mask[rows[np.array(matches)[self._ids]]] = True
+        return np.flatnonzero(mask)
 
 
 @dataclass(slots=True)
@@ -669,10 +697,28 @@ class Scheduler:
     def _record_rejected(self, diagnosis: Diagnosis, pod: Pod, order: list[Node], cls, rejected: np.ndarray,
                          overrides: dict[int, Status], counted: np.ndarray | None, extra=None) -> None:
         """Each rejected node's status: its class's first failing filter, else NodeResourcesFit's
-        failed checks (one shared status per combination), else (nominated pods counted) its own."""
-        table = list(cls.table)
-        ids = cls.status[rejected]
-        by_fit = ids == 0
+        failed checks (one shared status per combination), else (nominated pods counted) its own.
+        As ids into a table: NodeResourcesFit's statuses by fit_codes key, then the class's
+        statuses, then PodTopologySpread's / InterPodAffinity's, then the nodes' own."""
+        if len(cls.table) == 1:  # no node rejects this class before NodeResourcesFit
+            static = by_fit = None
+            fit_rows = rejected
+        else:
+            static = cls.status[rejected]
+            by_fit = static == 0
+            fit_rows = rejected[by_fit] if by_fit.any() else None
+        if fit_rows is None:  # every one fails a filter before NodeResourcesFit (a tainted zone)
+            table = list(cls.table)
+            ids = static
+        else:
+            table = fit_status_table()
+            ids = self._fit_ids(pod, order, cls, table, fit_rows, static, by_fit, counted)
+        if extra is not None:  # fits: rejected by PodTopologySpread or InterPodAffinity
+            passed = np.flatnonzero(ids == 0)
+            if len(passed):
+                extra_ids, extra_table = extra
+                ids[passed] = extra_ids[rejected[passed]] + (len(table) - 1)
+                table.extend(extra_table[1:])
         if overrides:
             position = np.full(len(order), -1, dtype=np.int64)
             position[rejected] = np.arange(len(rejected))
@@ -681,24 +727,23 @@ class Scheduler:
                 if j >= 0:
                     ids[j] = len(table)
                     table.append(status)
-                    by_fit[j] = False
-        if by_fit.any():
-            fit_rows = rejected[by_fit]
-            bits, unresolvable = self.columns.fit_codes(pod, fit_rows,
-                                                        counted[fit_rows] if counted is not None else None)
-            keys = bits * 2 + unresolvable
-            fit_ids = np.empty_like(keys)
-            for key in np.flatnonzero(np.bincount(keys)).tolist():  # np.unique, sorted too; keys < 16
-                if key == 0:  # fits: rejected by PodTopologySpread or InterPodAffinity
-                    extra_ids, extra_table = extra
-                    passed = keys == 0
-                    fit_ids[passed] = extra_ids[fit_rows[passed]] + (len(table) - 1)
-                    table.extend(extra_table[1:])
-                    continue
-                fit_ids[keys == key] = len(table)
-                table.append(fit_status(key >> 1, bool(key & 1)))
-            ids[by_fit] = fit_ids
-        diagnosis.set_rejected(order, rejected, ids, table)
+        diagnosis.set_rejected(order, rejected, ids, table, self.columns.index if self.columns.nodes is order else None)
+
+    def _fit_ids(self, pod: Pod, order: list[Node], cls, table: list[Status], fit_rows: np.ndarray,
+                 static: np.ndarray | None, by_fit: np.ndarray | None, counted: np.ndarray | None) -> np.ndarray:
+        """_record_rejected's ids where some rejected nodes pass the class's filters: their
+        NodeResourcesFit key (an index into `table`, which gets the class's statuses after it)."""
+        if 2 * len(fit_rows) >= len(order):
+            # (fit_keys counts nominated pods as `counted` does on every row not in `overrides`)
+            keys = self.columns.fit_keys(pod)[fit_rows]
+        else:
+            keys = self.columns.fit_codes(pod, fit_rows, counted[fit_rows] if counted is not None else None)
+        if by_fit is None:
+            return keys
+        table.extend(cls.table[1:])
+        ids = static + (FIT_KEYS - 1)
+        ids[by_fit] = keys
+        return ids
 
     def _find_nodes_one_by_one(self, pod: Pod, order: list[Node], names: set[str] | None
                                ) -> tuple[list[Node], Diagnosis]:

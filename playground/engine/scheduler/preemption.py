@@ -26,10 +26,11 @@ On the scheduler's columns (the default filters): the nodes where preemption mig
 the cycle's status codes; each node's SelectVictimsOnNode outcome is kept per kind of preemptor for
 the instant (VictimCache) until that node's pods, taints, cordon or nominated pods change, so a
 burst of preemptors of one template runs it once per node; the dry run's stopping point is found
-on the cached outcomes (scan_end) and only nodes the scan reaches are evaluated, at most the
-candidates still missing at a time. Candidates stay rows (RowScan) and pickOneNodeForPreemption
-runs on per-row rank columns, so no Candidate list is built for the hundreds of candidates a big
-cluster has. Where only NodeResourcesFit can reject the preemptor, SelectVictimsOnNode is
+on the cached outcomes (scan_end, first on a window of the scan order: where candidates are
+dense it stops early) and only nodes the scan reaches are evaluated, at most the candidates still
+missing at a time. Candidates stay rows (RowScan) and pickOneNodeForPreemption compares each
+distinct rank tuple once (Ranks: an id per row), so no Candidate list is built for the hundreds of
+candidates a big cluster has. Where only NodeResourcesFit can reject the preemptor, SelectVictimsOnNode is
 arithmetic on the node's request sums plus those of its nominated pods of equal or higher
 priority. The per-node functions below stay the reference (tests/test_scheduler_columnar.py).
 """
@@ -78,7 +79,25 @@ def candidate_rank(candidate: Candidate, now: int) -> tuple:
 
 
 UNKNOWN, NON_VIOLATING, VIOLATING, NOT_A_CANDIDATE = 0, 1, 2, 3
-RANK_COLUMNS = 5  # the criteria of candidate_rank
+
+
+class Ranks:
+    """candidate_rank of candidate rows, as an id per row into the distinct rank tuples (few: the
+    rows of a big cluster mostly tie), so pickOneNodeForPreemption compares each distinct rank once."""
+
+    __slots__ = ("of_row", "tuples", "_ids")
+
+    def __init__(self, rows: int) -> None:
+        self.of_row = np.zeros(rows, dtype=np.int64)
+        self.tuples: list[tuple] = []
+        self._ids: dict[tuple, int] = {}
+
+    def set(self, row: int, rank: tuple) -> None:
+        rank_id = self._ids.get(rank)
+        if rank_id is None:
+            rank_id = self._ids[rank] = len(self.tuples)
+            self.tuples.append(rank)
+        self.of_row[row] = rank_id
 
 
 class VictimCache:
@@ -94,8 +113,8 @@ class VictimCache:
         self.key: tuple | None = None
         self.by_kind: dict[tuple, list] = {}
 
-    def results(self, kind: tuple, now: int, pdbs: list[PodDisruptionBudget]) -> tuple[np.ndarray, dict, np.ndarray]:
-        """(state per row, Candidate or Status per known row, candidate_rank per candidate row)."""
+    def results(self, kind: tuple, now: int, pdbs: list[PodDisruptionBudget]) -> tuple[np.ndarray, dict, Ranks]:
+        """(state per row, Candidate or Status per known row, candidate_rank of candidate rows)."""
         columns = self.columns
         key = (now, columns.generation, tuple((pdb.namespace, pdb.name, pdb.disruptions_allowed,
                                                tuple(pdb.disrupted_pods)) for pdb in pdbs))
@@ -106,7 +125,7 @@ class VictimCache:
         entry = self.by_kind.get(kind)
         if entry is None:
             entry = self.by_kind[kind] = [end, np.zeros(len(columns.nodes), dtype=np.int8), {},
-                                          np.zeros((len(columns.nodes), RANK_COLUMNS), dtype=np.int64)]
+                                          Ranks(len(columns.nodes))]
             return entry[1], entry[2], entry[3]
         start = entry[0] - columns.log_base
         states, results = entry[1], entry[2]
@@ -122,12 +141,19 @@ class VictimCache:
         return states, results, entry[3]
 
 
+def scan_order(rows: np.ndarray, offset: int, count: int) -> np.ndarray:
+    """The first `count` of `rows` in the dry run's order: from `offset`, wrapping around."""
+    if offset + count <= len(rows):
+        return rows[offset:offset + count]
+    return np.concatenate((rows[offset:], rows[:offset + count - len(rows)]))
+
+
 def scan_end(states: np.ndarray, num_candidates: int) -> int:
     """How many rows (of `states`, in scan order) DryRunPreemption looks at: it stops once it has a
     candidate without violations and numCandidates in all (each kind capped at numCandidates, so
     the capped sum reaches numCandidates exactly when the plain count of candidates does)."""
     num_candidates = max(num_candidates, 1)
-    candidates = np.flatnonzero((states == NON_VIOLATING) | (states == VIOLATING))
+    candidates = np.flatnonzero(states.view(np.uint8) - np.uint8(1) < 2)  # NON_VIOLATING or VIOLATING
     if len(candidates) < num_candidates:
         return len(states)
     non_violating = np.flatnonzero(states == NON_VIOLATING)
@@ -332,7 +358,10 @@ class DefaultPreemption:
         now = self.sim.clock.now
         kind = (scheduler.columns.pod_class(pod, scheduler.filters), pod.cpu, pod.memory, pod.priority)
         states, results, ranks = self.victim_cache.results(kind, now, pdbs)
-        scan = np.concatenate((rows[offset:], rows[:offset])) if offset else rows
+        # Where candidates are dense the stopping point comes early: look at a window of the scan
+        # order first (scan_end on a prefix is exact when it stops inside it), all of it otherwise.
+        window = min(2 * num_candidates + 64, len(rows))
+        scan = scan_order(rows, offset, window)
         own_row = scheduler.columns.index.get(pod.nominated_node_name) if pod.nominated_node_name else None
         own_result = None
         if own_row is not None:
@@ -340,6 +369,10 @@ class DefaultPreemption:
         while True:
             seen = states[scan]
             end = scan_end(seen, num_candidates)
+            if end == window < len(rows):
+                window = len(rows)
+                scan = scan_order(rows, offset, window)
+                continue
             unknown = np.flatnonzero(seen[:end] == UNKNOWN)
             if not len(unknown):
                 break
@@ -352,7 +385,7 @@ class DefaultPreemption:
                 if status.ok and victims:
                     candidate = Candidate(node.name, victims, num_violations)
                     candidate.rank = candidate_rank(candidate, now)
-                    ranks[row] = candidate.rank
+                    ranks.set(row, candidate.rank)
                     result, state = candidate, NON_VIOLATING if num_violations == 0 else VIOLATING
                 else:
                     if status.ok:
@@ -482,17 +515,17 @@ class DefaultPreemption:
         return remaining[self.sim.rng.randrange(len(remaining))]
 
     def pick_row(self, scan: "RowScan", rows: np.ndarray) -> int:
-        """select_candidate on the scan's rank columns: the same criteria, ties and RNG draw, without
-        a tuple per candidate."""
+        """select_candidate on the scan's rank ids: the rows whose rank tuple is the greatest (what
+        keeping the best of each criterion in turn leaves), the same ties and RNG draw, comparing
+        each distinct rank once."""
         if len(rows) == 1:
             return int(rows[0])
-        ranks = scan.ranks[rows]
-        keep = np.arange(len(rows))
-        for column in range(RANK_COLUMNS):
-            values = ranks[keep, column]
-            keep = keep[values == values.max()]
-            if len(keep) == 1:
-                return int(rows[keep[0]])
+        ids = scan.ranks.of_row[rows]
+        tuples = scan.ranks.tuples
+        best = max(np.flatnonzero(np.bincount(ids)).tolist(), key=tuples.__getitem__)
+        keep = np.flatnonzero(ids == best)
+        if len(keep) == 1:
+            return int(rows[keep[0]])
         return int(rows[keep[self.sim.rng.randrange(len(keep))]])
 
     # ---------------------------------------------------------------- acting
@@ -522,7 +555,7 @@ class RowScan:
     __slots__ = ("order", "reached", "seen", "num_candidates", "results", "ranks", "own_row", "own_result")
 
     def __init__(self, order: list[Node], reached: np.ndarray, seen: np.ndarray, num_candidates: int,
-                 results: dict, ranks: np.ndarray, own_row: int | None, own_result) -> None:
+                 results: dict, ranks: Ranks, own_row: int | None, own_result) -> None:
         self.order = order
         self.reached = reached
         self.seen = seen
@@ -535,7 +568,7 @@ class RowScan:
     @classmethod
     def empty(cls, order: list[Node]) -> "RowScan":
         none = np.zeros(0, dtype=np.int64)
-        return cls(order, none, none.astype(np.int8), 0, {}, np.zeros((0, RANK_COLUMNS), dtype=np.int64), None, None)
+        return cls(order, none, none.astype(np.int8), 0, {}, Ranks(0), None, None)
 
     def result(self, row: int):
         return self.own_result if row == self.own_row else self.results[row]

@@ -365,21 +365,27 @@ deployment_op = st.one_of(
 deployment_plans = st.lists(st.tuples(st.integers(0, 120), deployment_op), min_size=1, max_size=10)
 
 
+def record_calls(sim, controller, method: str, into: list, when=lambda answer: True) -> None:
+    """Wrap controller.<method>(deployment): append (time, Deployment) to `into` for each call whose
+    answer satisfies `when`."""
+    wrapped = getattr(controller, method)
+
+    def spy(d):
+        answer = wrapped(d)
+        if when(answer):
+            into.append((sim.now, d.name))
+        return answer
+
+    setattr(controller, method, spy)
+
+
 def run_deployment_plan(plan, skip_settled: bool, skipped: list | None = None):
     """`skipped` collects (time, Deployment) of each sync skipped."""
     sim = make_sim(DEPLOYMENT_CLUSTER)
     controller = sim.workloads.deployments
     controller.skip_settled = skip_settled
     if skipped is not None:
-        settled = controller.settled
-
-        def spy(d):
-            answer = settled(d)
-            if answer:
-                skipped.append((sim.now, d.name))
-            return answer
-
-        controller.settled = spy
+        record_calls(sim, controller, "settled", skipped, when=bool)
     sim.run_until(5)
     for delay, (kind, arg) in plan:
         sim.run_until(sim.clock.now / 1000 + delay)
@@ -495,13 +501,7 @@ def run_outage(skip_settled: bool, syncs: list | None = None):
     controller = sim.workloads.deployments
     controller.skip_settled = skip_settled
     if syncs is not None:
-        sync_deployment = controller.sync_deployment
-
-        def spy(d):
-            syncs.append((sim.now, d.name))
-            sync_deployment(d)
-
-        controller.sync_deployment = spy
+        record_calls(sim, controller, "sync_deployment", syncs)
     sim.run_until(60)
     for name in sorted(sim.store.nodes_by_zone["zone-a"]):
         sim.apply(Operation("power-off", node=name))

@@ -102,7 +102,7 @@ class DisruptionController:
 
     def _on_pod_event(self, what: str, pod: Pod) -> None:
         if what == "nominated" or not self.pods_by_pdb:
-            return  # no PodDisruptionBudget selects anything: the pod has none (PDBs are never removed)
+            return  # no PodDisruptionBudget exists (none is ever removed): no pod has one
         key = pod.key
         if what == "added":
             matched = tuple(k for k, pdb in self.sim.store.pdbs.items() if k in self.pods_by_pdb and pdb.matches(pod))

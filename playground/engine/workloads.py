@@ -254,11 +254,7 @@ class WorkloadControllers:
     def sole_replicaset(self, deployment: str) -> ReplicaSet | None:
         """The Deployment's ReplicaSet when it has exactly one."""
         rss = self._by_deployment.get(deployment)
-        if rss is None or len(rss) != 1:
-            return None
-        for rs in rss.values():
-            return rs
-        return None
+        return next(iter(rss.values())) if rss is not None and len(rss) == 1 else None
 
     def deployment_of(self, replicaset: str) -> Deployment | None:
         """The Deployment that controls a ReplicaSet (its controller ownerReference)."""
@@ -336,9 +332,8 @@ class WorkloadControllers:
 
     def _idle(self, deployment: Deployment) -> bool:
         """Right after its sync: a sync of the Deployment now would change nothing, as its deployment
-        sync is settled and its
-        one ReplicaSet has as many active pods as it wants, a status that counts them and no failed
-        sync to forget."""
+        sync is settled and its one ReplicaSet has as many active pods as it wants, a status that
+        counts them and no failed sync to forget."""
         if not self.deployments.left_settled(deployment):
             return False
         rs = self.sole_replicaset(deployment.name)

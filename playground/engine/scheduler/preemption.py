@@ -121,19 +121,18 @@ class VictimCache:
         if key != self.key:
             self.key = key
             self.by_kind.clear()
-        end = columns.log_base + len(columns.log)
+        end = columns.log_end
         entry = self.by_kind.get(kind)
         if entry is None:
             entry = self.by_kind[kind] = [end, np.zeros(len(columns.nodes), dtype=np.int8), {},
                                           Ranks(len(columns.nodes))]
             return entry[1], entry[2], entry[3]
-        start = entry[0] - columns.log_base
         states, results = entry[1], entry[2]
-        if start < 0:
+        changed = columns.changed_since(entry[0])
+        if changed is None:
             states[:] = UNKNOWN
             results.clear()
-        elif start < len(columns.log):
-            changed = columns.log[start:]
+        elif changed:
             states[changed] = UNKNOWN
             for row in changed:
                 results.pop(row, None)

@@ -63,3 +63,60 @@ def balanced_reference(cpu_requested: int, cpu_allocatable: int, mem_requested: 
 def test_balanced_allocation_matches_the_loop_over_resources(cpu, cpu_alloc, memory, memory_alloc):
     assert balanced_score(cpu, cpu_alloc, memory, memory_alloc) == balanced_reference(cpu, cpu_alloc, memory,
                                                                                       memory_alloc)
+
+
+def tainted_zone_cluster() -> str:
+    """Three zones of 50 nodes, one of them tainted NoSchedule (a row in three of every window is
+    rejected), 400 pods of a Deployment and, once they run, a pod that fits nowhere."""
+    pools = "".join(f"""
+[[nodePools]]
+namePrefix = "z{z}-"
+count = 50
+labels = {{ "topology.kubernetes.io/zone" = "z{z}" }}
+capacity = {{ cpu = "4", memory = "16Gi", pods = 20 }}
+{'taints = ["example.com/down:NoSchedule"]' if z == 0 else ''}
+""" for z in range(3))
+    return pools + """
+[[deployments]]
+name = "web"
+replicas = 400
+template = { labels = { app = "web" }, requests = { cpu = "100m", memory = "128Mi" } }
+
+[[pods]]
+name = "huge"
+requests = { cpu = "64", memory = "1Gi" }
+at = "30s"
+"""
+
+
+def test_a_cycle_that_binds_records_no_rejected_nodes(monkeypatch):
+    """A cycle that binds drops its Diagnosis unread, so the columnar cycle records the rejected
+    nodes' statuses only when no node fits. Every event, binding and message (the FitError of the
+    pod that fits nowhere) is the same as when every cycle records them."""
+    from conftest import make_sim
+    from playground.engine.scheduler import Scheduler
+
+    recorded = []
+    original = Scheduler._record_rejected
+
+    def counting(self, diagnosis, pod, *args, **kwargs):
+        recorded.append(pod.name)
+        return original(self, diagnosis, pod, *args, **kwargs)
+
+    monkeypatch.setattr(Scheduler, "_record_rejected", counting)
+    lazy = make_sim(tainted_zone_cluster())
+    lazy.run_until_ms(60_000)
+    lazy_recorded = list(recorded)
+    recorded.clear()
+    find_rows = Scheduler._find_rows
+    monkeypatch.setattr(Scheduler, "_find_rows", lambda self, pod, order, diagnose=True: find_rows(self, pod, order))
+    eager = make_sim(tainted_zone_cluster())
+    eager.run_until_ms(60_000)
+
+    assert [e.as_dict() for e in lazy.store.recorder.events] == [e.as_dict() for e in eager.store.recorder.events]
+    assert {k: p.node_name for k, p in lazy.store.pods.items()} == {k: p.node_name for k, p in eager.store.pods.items()}
+    assert lazy.rng.getstate() == eager.rng.getstate()
+    assert set(lazy_recorded) == {"huge"}  # only the cycles that found no node
+    assert len(recorded) > 400  # every bind of the Deployment's pods crossed the tainted zone's rows
+    failed = [e for e in lazy.store.recorder.events if e.reason == "FailedScheduling"]
+    assert failed and "50 node(s) had untolerated taint" in failed[0].message

@@ -289,3 +289,52 @@ def test_system_default_scores_match_the_reference(placed, scored, zones, per_zo
     got = pts.score_columns(scheduler.columns, scheduler.topology.counts, incoming, constraints, False,
                             np.array(rows, dtype=np.int64)).tolist()
     assert got == pts.score_reference(incoming, constraints, False, nodes, store.nodes.values(), store.pods_on)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.sampled_from(["bind", "bind", "delete", "terminate", "score"]), st.integers(0, 10_000),
+                          st.lists(st.integers(0, 10_000), min_size=1, max_size=30)), min_size=1, max_size=40),
+       st.integers(1, 4), st.integers(1, 6))
+def test_system_default_scores_follow_binds_and_deletes(steps, zones, per_zone):
+    """The raw-score table of the system defaults' fast path is kept across cycles (a bind or a
+    deletion changes one domain's sum, some pods pile up on one node): after every change, the
+    scores of random windows equal the plain score."""
+    from playground.engine.objects import OwnerRef, ReplicaSet
+
+    body = "".join(f'[[nodePools]]\nnamePrefix = "z{z}-"\ncount = {per_zone}\nlabels = {{ "{ZONE}" = "z{z}" }}\n'
+                   f'capacity = {{ cpu = "64", memory = "64Gi", pods = "500" }}\n' for z in range(zones))
+    sim = make_sim(body)
+    store = sim.store
+    names = sorted(store.nodes)
+    rs = ReplicaSet("web-1", "default", "web", PodTemplate(labels={"app": "web", "pod-template-hash": "1"}), "1",
+                    0, 0, 0)
+    sim.workloads.replicasets[rs.name] = rs
+    scheduler = sim.scheduler
+    order = scheduler.node_order()
+    incoming = pod_from_template(sim, "new", "default", rs.template, OwnerRef("ReplicaSet", rs.name))
+    placed = []
+    import numpy as np
+
+    for i, (action, where, scored) in enumerate(steps):
+        if action == "bind":
+            for j in range(1 + where % 4):  # several on one node: the table grows a row
+                pod = pod_from_template(sim, f"w-{i}-{j}", "default", rs.template, OwnerRef("ReplicaSet", rs.name))
+                store.add_pod(pod)
+                store.bind_pod(pod, names[where % len(names)])
+                placed.append(pod)
+        elif action in ("delete", "terminate") and placed:
+            pod = placed.pop(where % len(placed))
+            if action == "delete":
+                store.remove_pod(pod)
+            else:
+                store.mark_pod_deleting(pod, 30)
+        scheduler.columns.sync(order, scheduler.filters)
+        constraints = scheduler.topology.constraints(incoming, pts.SCHEDULE_ANYWAY)
+        start = where % len(order)
+        rows = sorted({(start + k) % len(order) for k in range(1 + len(scored))}) if action == "score" \
+            else sorted({k % len(order) for k in scored})
+        got = pts.score_columns(scheduler.columns, scheduler.topology.counts, incoming, constraints, False,
+                                np.array(rows, dtype=np.int64)).tolist()
+        want = pts.score_reference(incoming, constraints, False, [order[r] for r in rows], store.nodes.values(),
+                                   store.pods_on)
+        assert got == want, (i, action)

@@ -106,6 +106,13 @@ def feasible_window(feasible: np.ndarray, start: int, to_find: int) -> tuple[np.
     end = start + to_find
     if end <= count and np.count_nonzero(feasible[start:end]) == to_find:
         return _ROWS[start:end] if end <= len(_ROWS) else np.arange(start, end), to_find
+    # Some rows in reach are rejected (a tainted zone's, full nodes): most windows still end within
+    # twice their size, before the end of the rows.
+    found = np.flatnonzero(feasible[start:start + 2 * to_find])
+    if len(found) >= to_find:
+        rows = found[:to_find]
+        rows += start
+        return rows, int(rows[-1]) - start + 1
     positions = np.flatnonzero(feasible)
     k = int(np.searchsorted(positions, start))
     rows = np.concatenate((positions[k:], positions[:k]))[:to_find] if k else positions[:to_find]
@@ -647,10 +654,13 @@ class Scheduler:
         rows, diagnosis, _ = self._find_rows(pod, order)
         return [order[r] for r in rows.tolist()], diagnosis
 
-    def _find_rows(self, pod: Pod, order: list[Node]):
+    def _find_rows(self, pod: Pod, order: list[Node], diagnose: bool = True):
         """findNodesThatPassFilters on the columns: every node's verdict at once, then the
         round-robin window: from next_start, nodes in order until numFeasibleNodesToFind feasible
-        ones; next_start moves on by the nodes that window covered (feasible and rejected)."""
+        ones; next_start moves on by the nodes that window covered (feasible and rejected).
+
+        Without `diagnose`, the rejected nodes' statuses are recorded only when no node fits: a
+        cycle that binds drops its Diagnosis unread (a tainted zone rejects rows in every window)."""
         columns = self.columns
         columns.sync(order, self.filters)
         cls = columns.pod_class(pod, self.filters)
@@ -689,7 +699,7 @@ class Scheduler:
         rows, processed = feasible_window(feasible, start, to_find)
         self.next_start = (self.next_start + processed) % count
         diagnosis = Diagnosis()
-        if processed > len(rows):
+        if processed > len(rows) and (diagnose or not len(rows)):
             window = np.arange(start, start + processed) % count
             self._record_rejected(diagnosis, pod, order, cls, window[~feasible[window]], overrides, counted, extra)
         return rows, diagnosis, placement
@@ -862,7 +872,7 @@ class Scheduler:
 
     def select_row(self, rows: np.ndarray, scores: np.ndarray) -> int:
         """select_host on columns: the same draw (one, only when there are ties)."""
-        ties = (scores == scores.max()).nonzero()[0]
+        ties = (scores == scores[scores.argmax()]).nonzero()[0]  # argmax: a cheaper call than max
         if len(ties) == 1:
             return int(rows[ties[0]])
         return int(rows[ties[self.sim.rng.randrange(len(ties))]])
@@ -895,7 +905,7 @@ class Scheduler:
                 return
             self._fail(pod, info, diagnosis)
             return
-        rows, diagnosis, placement = self._find_rows(pod, order)
+        rows, diagnosis, placement = self._find_rows(pod, order, diagnose=False)
         if len(rows):
             if len(rows) == 1:
                 row = int(rows[0])

@@ -66,7 +66,7 @@ class LabelClass:
 
 
 class Watched:
-    __slots__ = ("matcher", "all", "live", "generation", "domain_live", "live_max", "pair_keys")
+    __slots__ = ("matcher", "all", "live", "generation", "domain_live", "live_max", "pair_keys", "raw_tables")
 
     def __init__(self, matcher: PodMatcher) -> None:
         self.matcher = matcher
@@ -78,6 +78,8 @@ class Watched:
         self.live_max = 0  # at least the largest value of `live`
         # topology key -> per row `live * domains + domain id` (kept with `live`)
         self.pair_keys: dict[str, np.ndarray] = {}
+        # PodTopologySpread's raw scores by pair key, per set of weights (podtopologyspread.raw_table)
+        self.raw_tables: dict[tuple, object] = {}
 
 
 class PodCounts:
@@ -226,6 +228,7 @@ class PodCounts:
         watched.live_max = int(watched.live.max()) if n else 0
         watched.domain_live = {}
         watched.pair_keys = {}
+        watched.raw_tables = {}
         watched.generation = columns.generation
 
     def domain_live(self, watched: Watched, key: str) -> np.ndarray:

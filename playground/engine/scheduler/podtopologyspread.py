@@ -310,9 +310,10 @@ def score_columns(columns, counts, pod: Pod, constraints: tuple[Constraint, ...]
     if not constraints or not len(rows):
         return np.zeros(len(rows), dtype=np.int64)
     free = not pod.node_selector and pod.required_node_affinity is None and pod.affinity_node_name is None
-    shape = _shape(columns, constraints)
-    if free and shape is HOST_ZONE and HostZoneTable.of(columns, counts, constraints) is not None:
-        return HostZoneTable.score_of(columns, counts, constraints, rows, weight)
+    if free and _shape(columns, constraints) is HOST_ZONE:
+        plan = HostZoneTable.plan(columns, counts, constraints)
+        if plan is not None:
+            return plan.score(columns, rows, weight)
     out = _score_columns(columns, counts, pod, constraints, require_all, rows, free)
     return out if weight == 1 else out * weight
 
@@ -331,8 +332,9 @@ def _score_columns(columns, counts, pod: Pod, constraints: tuple[Constraint, ...
     if everywhere and all((free or not c.honor_affinity) and not c.honor_taints for c in constraints):
         if len(constraints) == 2 and constraints[0].topology_key == HOSTNAME_LABEL \
                 and constraints[1].topology_key != HOSTNAME_LABEL:
-            if HostZoneTable.of(columns, counts, constraints) is not None:
-                return HostZoneTable.score_of(columns, counts, constraints, rows)
+            plan = HostZoneTable.plan(columns, counts, constraints)
+            if plan is not None:
+                return plan.score(columns, rows)
         return _score_every_node_counts(columns, counts, constraints, rows)
     score = None
     for c in constraints:
@@ -414,10 +416,11 @@ def _score_every_node_counts(columns, counts, constraints: tuple[Constraint, ...
 
 class HostZoneTable:
     """The system defaults' shape (a hostname constraint, then one domain constraint; every node
-    counts): a node's raw score depends only on its (matching pods, domain) pair, and the scored
-    nodes hold few distinct pairs. A cycle counts the pairs among its rows (one bincount over a key
-    kept per node with the counts), scores each pair present in the plugin's float arithmetic (in
-    Python, rounded as math.Round), normalizes over them and gathers the result per node."""
+    counts): a node's raw score depends only on its (matching pods, domain) pair. The raw score of
+    every pair is kept in a table indexed by the pair key that the counts keep per node; a bind
+    changes one domain's sum, so one column of the table is scored again (in the plugin's float
+    arithmetic, in Python, rounded as math.Round). A cycle gathers the raw scores of its rows and
+    normalizes them: a few array operations over the rows, whatever the pods."""
 
     __slots__ = ()
 
@@ -425,62 +428,110 @@ class HostZoneTable:
         return "HOST_ZONE"  # the module's one instance, also in a restored checkpoint (`shape is HOST_ZONE`)
 
     @staticmethod
-    def of(columns, counts, constraints) -> "HostZoneTable | None":
-        host = counts.counts(constraints[0].matcher)
-        _ids, _has, count_values = columns.domains(constraints[1].topology_key)
-        if (host.live_max + 1) * count_values > 4096:
+    def plan(columns, counts, constraints) -> "HostZonePlan | None":
+        """What a cycle of these constraints reads, kept on the node columns until their rows
+        change; None while the pair table would be too large (many matching pods on one node)."""
+        plans = columns.spread_plans
+        plan = plans.get(id(constraints))
+        if plan is None or plan.constraints is not constraints:
+            if len(plans) > 1024:
+                plans.clear()
+            plan = plans[id(constraints)] = HostZonePlan(columns, counts, constraints)
+        if (plan.host.live_max + 1) * plan.domains > 4096:
             return None
-        return HOST_ZONE
+        return plan
 
-    @staticmethod
-    def score_of(columns, counts, constraints, rows: np.ndarray, weight: int = 1) -> np.ndarray:
+
+class HostZonePlan:
+    """HOST_ZONE's columns for one constraints object: the matching pods' counts, the pair key per
+    row, the domain sums (all kept in place by the counts) and the weights per window shape."""
+
+    __slots__ = ("constraints", "key", "host", "zone", "domains", "pair_keys", "sums", "weights")
+
+    def __init__(self, columns, counts, constraints) -> None:
         host_c, zone_c = constraints
-        key = zone_c.topology_key
-        host = counts.counts(host_c.matcher)
-        domains = columns.domains(key)[2]
-        keys = counts.pair_keys(host, key)[rows]
-        present = np.bincount(keys)
-        used = present.nonzero()[0]
-        pairs = used.tolist()
-        sums = counts.domain_live(counts.counts(zone_c.matcher), key).tolist()
-        split = _split(domains, len(present))
-        wh = math.log(len(rows) + 2)
-        wz = math.log(len({split[k][1] for k in pairs}) + 2)
-        # raw scores by (weights, extras) then (matching pods, domain sum): most pairs repeat from cycle
-        # to cycle (a bind changes one domain's sum)
-        cache_key = (wh, wz, host_c.max_skew, zone_c.max_skew)
-        cache = _RAW_CACHE.get(cache_key)
-        if cache is None or len(cache) > 4096:
-            _RAW_CACHE.clear()  # one set of weights at a time, a few thousand pairs at most
-            cache = _RAW_CACHE[cache_key] = {}
-        h_extra, z_extra = host_c.max_skew - 1, zone_c.max_skew - 1
-        raw = []
-        for k in pairs:
-            h, z = split[k]
-            total = sums[z]
+        self.constraints = constraints
+        self.key = zone_c.topology_key
+        self.host = counts.counts(host_c.matcher)
+        self.zone = counts.counts(zone_c.matcher)
+        self.domains = columns.domains(self.key)[2]
+        self.pair_keys = counts.pair_keys(self.host, self.key)
+        self.sums = counts.domain_live(self.zone, self.key)
+        self.weights: dict[tuple[int, int], tuple[float, float, int, int]] = {}
+
+    def score(self, columns, rows: np.ndarray, weight: int = 1) -> np.ndarray:
+        """The normalized score of `rows` times `weight`: MaxNodeScore x (high + low - raw) // high
+        over the rows' raw scores; the table holds raw x MaxNodeScore, so one subtraction makes
+        the numerator."""
+        shape = (len(rows), columns.distinct_domains(self.key, rows))
+        weights = self.weights.get(shape)
+        if weights is None:
+            host_c, zone_c = self.constraints
+            weights = self.weights[shape] = (math.log(shape[0] + 2), math.log(shape[1] + 2),
+                                             host_c.max_skew - 1, zone_c.max_skew - 1)
+        table = raw_table(self.zone, weights, self.sums, self.host.live_max + 1, self.domains)
+        raw = table[self.pair_keys[rows]]
+        low, high = int(raw[raw.argmin()]), int(raw[raw.argmax()])  # argmin/argmax: cheaper calls than min/max
+        if high == 0:
+            return np.full(len(rows), MAX_NODE_SCORE * weight, dtype=np.int64)
+        np.subtract(high + low, raw, out=raw)
+        raw //= high // MAX_NODE_SCORE
+        if weight != 1:
+            raw *= weight
+        return raw
+
+
+class RawTable:
+    """HOST_ZONE's raw scores (times MaxNodeScore) of one set of weights by pair key (matching
+    pods x domains + domain), for `rows` values of matching pods, and the domain sums they were
+    scored with."""
+
+    __slots__ = ("table", "flat", "sums", "host_terms", "by_pair")
+
+    def __init__(self, rows: int, domains: int) -> None:
+        self.table = np.zeros((rows, domains), dtype=np.int64)
+        self.flat = self.table.reshape(-1)  # a view: pair keys index it
+        self.sums: list[int] | None = None
+        self.host_terms: list[float] = []
+        self.by_pair: dict[tuple[int, int], int] = {}  # (matching pods, domain sum) -> raw x MaxNodeScore
+
+
+def raw_table(zone, weights: tuple[float, float, int, int], sums: np.ndarray, rows: int, domains: int) -> np.ndarray:
+    """The raw score of every (matching pods below `rows`, domain) pair under `weights` (hostname's
+    and the domain's normalizing weights and maxSkew - 1), with the domain sums `sums`: kept per
+    weights with the zone constraint's counts and scored again only where a domain's sum changed."""
+    tables = zone.raw_tables
+    entry = tables.get(weights)
+    if entry is None or len(entry.table) < rows:
+        if len(tables) >= 16:
+            tables.clear()
+        entry = tables[weights] = RawTable(max(rows, 2 * len(entry.table) if entry else rows), domains)
+        wh, _wz, h_extra, _z_extra = weights
+        entry.host_terms = [h * wh + h_extra for h in range(len(entry.table))]
+    current = sums.tolist()
+    if current != entry.sums:
+        _score_domains(entry, weights, current)
+    return entry.flat
+
+
+def _score_domains(entry: RawTable, weights: tuple[float, float, int, int], current: list[int]) -> None:
+    _wh, wz, _h_extra, z_extra = weights
+    old = entry.sums
+    cache = entry.by_pair
+    if len(cache) > 65536:
+        cache.clear()
+    host_terms = entry.host_terms
+    for z, total in enumerate(current):
+        if old is not None and old[z] == total:
+            continue
+        column = []
+        for h, term in enumerate(host_terms):
             value = cache.get((h, total))
             if value is None:
-                value = cache[(h, total)] = go_round((h * wh + h_extra) + (total * wz + z_extra))
-            raw.append(value)
-        low, high = min(raw), max(raw)
-        table = np.zeros(len(present), dtype=np.int64)
-        if high == 0:
-            table[used] = MAX_NODE_SCORE * weight
-        else:
-            table[used] = [MAX_NODE_SCORE * (high + low - value) // high * weight for value in raw]
-        return table[keys]
-
-
-def _split(domains: int, size: int) -> list[tuple[int, int]]:
-    """divmod(k, domains) for every pair key k below `size`, kept per number of domains."""
-    split = _SPLITS.get(domains)
-    if split is None or len(split) < size:
-        split = _SPLITS[domains] = [divmod(k, domains) for k in range(max(size, 64))]
-    return split
-
-
-_SPLITS: dict[int, list[tuple[int, int]]] = {}
-_RAW_CACHE: dict[tuple, dict[tuple[int, int], int]] = {}
+                value = cache[(h, total)] = go_round(term + (total * wz + z_extra)) * MAX_NODE_SCORE
+            column.append(value)
+        entry.table[:, z] = column
+    entry.sums = current
 
 
 def _shape(columns, constraints: tuple[Constraint, ...]):

@@ -139,6 +139,8 @@ class NodeColumns:
         self._domains: dict[str, tuple] = {}
         self._domain_bits: dict[str, np.ndarray] = {}
         self.spread_shapes: dict[int, tuple] = {}  # PodTopologySpread's score path per constraints
+        self.window_domains: dict[tuple, int] = {}  # distinct_domains of windows that are one slice
+        self.spread_plans: dict[int, object] = {}  # podtopologyspread.HostZonePlan per constraints
         self._node_affinity_ok: dict[tuple, np.ndarray] = {}
         store.on_requests = self.requests_changed
 
@@ -188,6 +190,8 @@ class NodeColumns:
         self._domain_bits = {}
         self._node_affinity_ok = {}
         self.spread_shapes = {}
+        self.window_domains = {}
+        self.spread_plans = {}
         self.log_base += len(self.log)
         self.log = []
         self.dirty.clear()
@@ -219,6 +223,23 @@ class NodeColumns:
         if len(entry) == 4:
             entry = self._domains[key] = (*entry, bool(entry[1].all()))
         return entry[4]
+
+    def distinct_domains(self, key: str, rows: np.ndarray) -> int:
+        """How many values of label `key` the rows `rows` hold (every row has the label). The
+        round-robin window is mostly one slice of the rows, and repeats: those are kept."""
+        first, length = int(rows[0]), len(rows)
+        contiguous = int(rows[-1]) - first + 1 == length
+        if contiguous:
+            found = self.window_domains.get((key, first, length))
+            if found is not None:
+                return found
+        ids, _has, count = self.domains(key)
+        found = int(np.count_nonzero(np.bincount(ids[rows], minlength=count)))
+        if contiguous:
+            if len(self.window_domains) > 4096:
+                self.window_domains.clear()
+            self.window_domains[(key, first, length)] = found
+        return found
 
     def domain_bits(self, key: str) -> np.ndarray:
         """Per row: 1 << its domain id of `key` (at most 62 domains), to count the domains of a set

@@ -486,14 +486,13 @@ class RawTable:
     pods x domains + domain), for `rows` values of matching pods, and the domain sums they were
     scored with."""
 
-    __slots__ = ("table", "flat", "sums", "host_terms", "by_pair")
+    __slots__ = ("table", "flat", "sums", "host_terms")
 
     def __init__(self, rows: int, domains: int) -> None:
         self.table = np.zeros((rows, domains), dtype=np.int64)
         self.flat = self.table.reshape(-1)  # a view: pair keys index it
         self.sums: list[int] | None = None
-        self.host_terms: list[float] = []
-        self.by_pair: dict[tuple[int, int], int] = {}  # (matching pods, domain sum) -> raw x MaxNodeScore
+        self.host_terms: list[float] = []  # matching pods x the hostname weight + its maxSkew - 1
 
 
 def raw_table(zone, weights: tuple[float, float, int, int], sums: np.ndarray, rows: int, domains: int) -> np.ndarray:
@@ -517,20 +516,10 @@ def raw_table(zone, weights: tuple[float, float, int, int], sums: np.ndarray, ro
 def _score_domains(entry: RawTable, weights: tuple[float, float, int, int], current: list[int]) -> None:
     _wh, wz, _h_extra, z_extra = weights
     old = entry.sums
-    cache = entry.by_pair
-    if len(cache) > 65536:
-        cache.clear()
-    host_terms = entry.host_terms
     for z, total in enumerate(current):
-        if old is not None and old[z] == total:
-            continue
-        column = []
-        for h, term in enumerate(host_terms):
-            value = cache.get((h, total))
-            if value is None:
-                value = cache[(h, total)] = go_round(term + (total * wz + z_extra)) * MAX_NODE_SCORE
-            column.append(value)
-        entry.table[:, z] = column
+        if old is None or old[z] != total:
+            domain_term = total * wz + z_extra
+            entry.table[:, z] = [go_round(term + domain_term) * MAX_NODE_SCORE for term in entry.host_terms]
     entry.sums = current
 
 

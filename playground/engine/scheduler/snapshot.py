@@ -75,6 +75,9 @@ def static_filters(pod: Pod, node: Node, filters) -> Status:
     return OK
 
 
+NO_CLASS = (object(), None)  # matches no pod's tolerations
+
+
 def class_key(pod: Pod) -> tuple:
     return (pod.tolerations, tuple(pod.node_selector.items()), pod.required_node_affinity,
             pod.affinity_node_name, pod.node_name or "")
@@ -129,6 +132,7 @@ class NodeColumns:
         self.generation = 0  # counts rebuilds: rows of different generations are different nodes
         self.dirty: set[str] = set()  # nodes whose taints or spec changed since the last sync
         self.classes: dict[tuple, PodClass] = {}
+        self.last_class: tuple = NO_CLASS  # (tolerations, class) of the last simple class asked for
         self.affinity: dict[tuple, np.ndarray] = {}
         self.placements: dict[tuple, Placement] = {}
         self.fit_cache: dict[tuple, list] = {}  # fit_keys: (cpu, memory, priority) -> [log position, keys]
@@ -183,6 +187,7 @@ class NodeColumns:
         self.safe_cpu = np.where(self.alloc_cpu == 0, 1, self.alloc_cpu)
         self.safe_memory = np.where(self.alloc_memory == 0, 1, self.alloc_memory)
         self.classes.clear()
+        self.last_class = NO_CLASS
         self.affinity.clear()
         self.placements.clear()
         self.fit_cache.clear()
@@ -349,12 +354,25 @@ class NodeColumns:
     # ---------------------------------------------------------------- per pod
 
     def pod_class(self, pod: Pod, filters) -> PodClass:
+        # Pods of one template hold one tolerations tuple and come in runs: the last class of a
+        # pod with only tolerations in its key is kept by that tuple's identity (no key hashing).
+        plain = not pod.node_selector and pod.required_node_affinity is None \
+            and pod.affinity_node_name is None and not pod.node_name
+        if plain and self.last_class[0] is pod.tolerations:
+            return self.last_class[1]
+        cls = self._pod_class(pod, filters)
+        if plain:
+            self.last_class = (pod.tolerations, cls)
+        return cls
+
+    def _pod_class(self, pod: Pod, filters) -> PodClass:
         key = class_key(pod)
         cls = self.classes.get(key)
         if cls is None:
             if len(self.classes) >= MAX_CLASSES:
                 self.classes.clear()
                 self.placements.clear()
+                self.last_class = NO_CLASS
             simple = not pod.node_selector and pod.required_node_affinity is None \
                 and pod.affinity_node_name is None and not pod.node_name
             cls = self.classes[key] = PodClass(pod, self.nodes, filters, simple, self.special)

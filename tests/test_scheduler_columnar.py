@@ -30,7 +30,7 @@ from playground.engine.scheduler import fit_error_message, num_feasible_nodes_to
 from playground.engine.scheduler.framework import ERROR, UNSCHEDULABLE, UNSCHEDULABLE_AND_UNRESOLVABLE, NodeInfo
 from playground.engine.scheduler.preemption import (NO_VICTIMS, earliest_start_of_highest_priority,
                                                   filter_pods_with_pdb_violation)
-from playground.engine.scheduler.snapshot import local_score
+from playground.engine.scheduler.snapshot import class_key, local_score
 from playground.engine.scheduler.plugins import DEFAULT_FILTERS, DEFAULT_SCORES, NODE_AFFINITY
 from playground.engine.workloads import pod_from_template
 
@@ -524,3 +524,32 @@ def test_dry_run_stopping_point_past_the_first_window():
             nominate, _ = scheduler.preemption.post_filter(pod, diagnosis)
             assert nominate
             store.set_nominated_node(pod, nominate)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from(["", "zone-a"]), st.sampled_from(["", "n-0"]),
+                          st.booleans()), min_size=1, max_size=30))
+def test_the_kept_last_class_is_the_class_of_the_pods_key(pods):
+    """pod_class keeps the last class of a pod whose key is only its tolerations, by the identity of
+    its tolerations tuple: on a run of pods of a few templates (shared tuples, equal copies, the
+    empty tuple, node selectors, bound pods) every pod gets the class its key gives."""
+    from playground.engine.objects import Pod
+
+    sim = make_sim("""
+[[nodePools]]
+namePrefix = "n-"
+count = 3
+labels = { "topology.kubernetes.io/zone" = "zone-a" }
+capacity = { cpu = "4", memory = "8Gi" }
+""")
+    scheduler = sim.scheduler
+    columns = scheduler.columns
+    columns.sync(scheduler.node_order(), scheduler.filters)
+    shared = [(), TOLERATIONS[:1], TOLERATIONS[1:2], TOLERATIONS[:2]]
+    for i, (which, zone, node_name, copy) in enumerate(pods):
+        tolerations = tuple(list(shared[which])) if copy and shared[which] else shared[which]
+        pod = Pod(name=f"p{i}", namespace="default", uid=f"u{i}", labels={}, creation_time=0,
+                  tolerations=tolerations, node_selector={"topology.kubernetes.io/zone": zone} if zone else {},
+                  node_name=node_name)
+        got = columns.pod_class(pod, scheduler.filters)
+        assert got is columns.classes[class_key(pod)]

@@ -59,7 +59,7 @@ from .plugins import (
 )
 from .preemption import DefaultPreemption
 from .queue import SchedulingQueue
-from .snapshot import FIT_KEYS, NodeColumns, fit_status_table
+from .snapshot import FIT_KEYS, ROWS, NodeColumns, fit_status_table
 from .topology import HINT_EVENTS, Cycle, Topology
 
 if TYPE_CHECKING:
@@ -105,7 +105,7 @@ def feasible_window(feasible: np.ndarray, start: int, to_find: int) -> tuple[np.
     count = len(feasible)
     end = start + to_find
     if end <= count and np.count_nonzero(feasible[start:end]) == to_find:
-        return _ROWS[start:end] if end <= len(_ROWS) else np.arange(start, end), to_find
+        return ROWS[start:end] if end <= len(ROWS) else np.arange(start, end), to_find
     # Some rows in reach are rejected (a tainted zone's, full nodes): most windows still end within
     # twice their size, before the end of the rows.
     found = np.flatnonzero(feasible[start:start + 2 * to_find])
@@ -121,8 +121,6 @@ def feasible_window(feasible: np.ndarray, start: int, to_find: int) -> tuple[np.
     return rows, count
 
 
-_ROWS = np.arange(1 << 16, dtype=np.int64)  # windows are read-only views of it
-_ROWS.flags.writeable = False
 
 
 def fit_error_message(num_all_nodes: int, statuses: dict[str, Status], post_filter_message: str = "",

@@ -77,6 +77,9 @@ def static_filters(pod: Pod, node: Node, filters) -> Status:
 
 NO_CLASS = (object(), None)  # matches no pod's tolerations
 
+ROWS = np.arange(1 << 16, dtype=np.int64)  # a window of consecutive rows is a read-only view of it
+ROWS.flags.writeable = False
+
 
 def class_key(pod: Pod) -> tuple:
     return (pod.tolerations, tuple(pod.node_selector.items()), pod.required_node_affinity,
@@ -231,10 +234,11 @@ class NodeColumns:
 
     def distinct_domains(self, key: str, rows: np.ndarray) -> int:
         """How many values of label `key` the rows `rows` hold (every row has the label). The
-        round-robin window is mostly one slice of the rows, and repeats: those are kept."""
-        first, length = int(rows[0]), len(rows)
-        contiguous = int(rows[-1]) - first + 1 == length
+        round-robin window is mostly one slice of the rows (a view of ROWS), and repeats: those
+        are kept."""
+        contiguous = rows.base is ROWS
         if contiguous:
+            first, length = int(rows[0]), len(rows)
             found = self.window_domains.get((key, first, length))
             if found is not None:
                 return found
@@ -356,16 +360,16 @@ class NodeColumns:
     def pod_class(self, pod: Pod, filters) -> PodClass:
         # Pods of one template hold one tolerations tuple and come in runs: the last class of a
         # pod with only tolerations in its key is kept by that tuple's identity (no key hashing).
-        plain = not pod.node_selector and pod.required_node_affinity is None \
+        simple = not pod.node_selector and pod.required_node_affinity is None \
             and pod.affinity_node_name is None and not pod.node_name
-        if plain and self.last_class[0] is pod.tolerations:
+        if simple and self.last_class[0] is pod.tolerations:
             return self.last_class[1]
-        cls = self._pod_class(pod, filters)
-        if plain:
+        cls = self._pod_class(pod, filters, simple)
+        if simple:
             self.last_class = (pod.tolerations, cls)
         return cls
 
-    def _pod_class(self, pod: Pod, filters) -> PodClass:
+    def _pod_class(self, pod: Pod, filters, simple: bool) -> PodClass:
         key = class_key(pod)
         cls = self.classes.get(key)
         if cls is None:
@@ -373,8 +377,6 @@ class NodeColumns:
                 self.classes.clear()
                 self.placements.clear()
                 self.last_class = NO_CLASS
-            simple = not pod.node_selector and pod.required_node_affinity is None \
-                and pod.affinity_node_name is None and not pod.node_name
             cls = self.classes[key] = PodClass(pod, self.nodes, filters, simple, self.special)
         return cls
 

@@ -137,6 +137,7 @@ def _open(sim) -> None:
 
 def _sim(file: str, until: str | None, as_json: bool, plot: str | None = None) -> int:
     from .engine import Simulation
+    from .engine.openstate import OpenStateCache
     from .engine.report import format_event, snapshot
 
     if plot is not None:
@@ -147,6 +148,7 @@ def _sim(file: str, until: str | None, as_json: bool, plot: str | None = None) -
             print(f"playground: {problem}", file=sys.stderr)
             return 2
     sim = Simulation(load_scenario(file))
+    sim.open_cache = OpenStateCache.default()
     _report_progress(sim)
     end = _until(until, sim.duration)
     if plot is not None:
@@ -171,9 +173,11 @@ def _sim(file: str, until: str | None, as_json: bool, plot: str | None = None) -
 
 def _check(file: str, until: str | None) -> int:
     from .engine import Simulation
+    from .engine.openstate import OpenStateCache
 
     scenario = load_scenario(file)
     sim = Simulation(scenario)
+    sim.open_cache = OpenStateCache.default()
     _report_progress(sim)
     _open(sim)
     last = max((e.at for e in scenario.expect), default=0)

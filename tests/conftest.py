@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import textwrap
 
 import pytest
@@ -48,3 +49,8 @@ def events(sim: Simulation, reason: str | None = None, obj: str | None = None) -
 @pytest.fixture
 def sim_factory():
     return make_sim
+
+
+# Tests never keep opened states in the user's cache (openstate.py); tests/test_openstate.py uses
+# its own directory.
+os.environ["PLAYGROUND_CACHE_DIR"] = "off"

@@ -60,7 +60,7 @@ KEEP_NEWEST = 4  # checkpoints never thinned, so the last minutes stay cheap to 
 # in-process takes a few ms and costs less than a fork.
 FORK_FROM = 20_000
 # Attributes of a Simulation that are not its state: the scenario (read-only, shared) and the history.
-NOT_STATE = ("scenario", "history")
+NOT_STATE = ("scenario", "history", "open_cache")
 
 _live: "weakref.WeakValueDictionary[int, Simulation]" = weakref.WeakValueDictionary()
 
@@ -487,11 +487,12 @@ class History:
             sim.scheduler.progress = progress
         return buffer.getvalue() if out is None else None
 
-    def _load(self, cp: Checkpoint, source: "Simulation | None" = None) -> None:
+    def _load(self, cp: Checkpoint, source: "Simulation | None" = None, token: int | None = None) -> None:
         """Replace the live simulation's state by the checkpoint's (pickled from `source`, or from
-        the live simulation itself)."""
+        the live simulation itself, or in another process from the simulation whose id was `token`)."""
         sim = self.sim
-        token = id(source if source is not None else sim)
+        if token is None:
+            token = id(source if source is not None else sim)
         progress = sim.scheduler.progress
         _live[token] = sim  # the pickled graph's simulation becomes the live one
         collecting = gc.isenabled()

@@ -195,6 +195,7 @@ class Simulation:
         self.operations = Operations(self)
         self.expectation_results: list[ExpectationResult] = []
         self.history: History | None = None  # time travel (history.py), off until asked for
+        self.open_cache = None  # openstate.OpenStateCache: a big scenario's opened state on disk
         self._opened = False  # instant 0 has been run by run_until_ms (see _open)
         self.metrics: ClusterCounts | None = None  # figures for the plots, kept while history is on
         self.store.pod_watchers.append(self._kubelet_watch)
@@ -422,7 +423,11 @@ class Simulation:
         """Instant 0, where a scenario opens in its steady state (every pod created at t=0 placed),
         with the garbage collector paused: a big scenario makes millions of objects there and none
         of them is garbage, so collections would only rescan them (about 7 % of opening 150,000
-        pods). The run is the same as without the pause."""
+        pods). The run is the same as without the pause. With an `open_cache`, a state kept from an
+        earlier open of the same scenario by the same code is restored instead (openstate.py)."""
+        cache = self.open_cache
+        if cache is not None and cache.restore(self):
+            return
         collecting = gc.isenabled()
         gc.disable()
         try:
@@ -430,6 +435,8 @@ class Simulation:
         finally:
             if collecting:
                 gc.enable()
+        if cache is not None:
+            cache.keep(self)
 
     def _run_to(self, until: int) -> None:
         if self.history is not None:

@@ -1,0 +1,167 @@
+"""A big scenario's opened state kept on disk, so that opening it again is a restore instead of
+placing every pod again.
+
+Opening places every pod created at t=0 through the scheduler's own cycles (`Simulation._open`): at
+5,000 nodes and 150,000 pods that is about 15 s of CPU. The outcome depends only on the scenario and
+on this code, so it is kept: the state right after instant 0, pickled as a time-travel checkpoint
+(history.py), in a file named by a hash of the validated scenario, the event log's limit, the
+source files of the engine, and the Python and numpy versions. Opening the same scenario with the
+same code restores that state (about 1.5 s at 150,000 pods); a change of scenario or code is a miss,
+and a damaged or foreign file is a miss too (it is removed).
+
+Only scenarios of at least `KEEP_FROM` pods and nodes are kept, the size from which time travel also
+writes its checkpoints in a forked child: the child pickles and compresses the state while the
+parent goes on, and renames the file into place when it is complete (a reader never sees half a
+file). The directory holds the `KEEP` newest states. Linux only, like those children.
+
+Where: `$PLAYGROUND_CACHE_DIR`, else `$XDG_CACHE_HOME/cluster-playground`, else
+`~/.cache/cluster-playground`; `PLAYGROUND_CACHE_DIR=off` turns it off.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import os
+import sys
+import tempfile
+import threading
+import zlib
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .history import Checkpoint, History
+from .metrics import ClusterCounts
+
+if TYPE_CHECKING:
+    from .simulation import Simulation
+
+KEEP_FROM = 20_000  # pods and nodes (history.FORK_FROM)
+KEEP = 4  # files kept in the directory, newest first
+MAGIC = b"cluster-playground opened state 1\n"
+PACKAGE = Path(__file__).resolve().parent.parent
+
+
+class OpenStateCache:
+    def __init__(self, directory: Path, fork: bool = True) -> None:
+        self.directory = directory
+        self.fork = fork  # False: write in this process (tests)
+        self.restored = False  # the last open was a restore
+
+    @classmethod
+    def default(cls) -> "OpenStateCache | None":
+        """The user's cache, or None where it is turned off or fork() is not safe."""
+        setting = os.environ.get("PLAYGROUND_CACHE_DIR", "")
+        if setting == "off" or not sys.platform.startswith("linux"):
+            return None
+        if setting:
+            return cls(Path(setting))
+        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        return cls(Path(base) / "cluster-playground")
+
+    def path(self, sim: "Simulation") -> Path:
+        text = sim.scenario.model_dump_json().encode()
+        digest = hashlib.sha256(text)
+        digest.update(repr((sim.store.recorder.events.maxlen, sys.version, np.__version__)).encode())
+        digest.update(source_digest())
+        return self.directory / f"{digest.hexdigest()[:32]}.state"
+
+    def worth_keeping(self, sim: "Simulation") -> bool:
+        return len(sim.store.pods) + len(sim.store.nodes) >= KEEP_FROM
+
+    def restore(self, sim: "Simulation") -> bool:
+        """Replace the state of `sim` (built, not yet opened) by its kept opened state."""
+        self.restored = False
+        path = self.path(sim)
+        try:
+            with open(path, "rb") as f:
+                if f.readline() != MAGIC:
+                    raise ValueError("not an opened state")
+                token = int(f.readline())
+                data = zlib.decompress(f.read())
+        except FileNotFoundError:
+            return False
+        except (OSError, ValueError, zlib.error):
+            _remove(path)
+            return False
+        history = sim.history
+        try:
+            (history or History(sim))._load(Checkpoint(0, 0, data), token=token)
+        except Exception:  # noqa: BLE001 - a file this code cannot read is a miss, never an error
+            _remove(path)
+            return False
+        if history is not None and sim.metrics is None:
+            # Recording from before the open (the TUI), restoring a state kept without: the figures
+            # follow the restored store (instant 0's sample is the one taken before the open).
+            counts = ClusterCounts()
+            counts.attach(sim.store)
+            sim.metrics = counts
+        self.restored = True
+        return True
+
+    def keep(self, sim: "Simulation") -> None:
+        """Write the opened state of `sim` (in a forked child, unless `fork` is off)."""
+        if not self.worth_keeping(sim):
+            return
+        path = self.path(sim)
+        if path.exists():
+            return
+        if not self.fork:
+            self._write(sim, path)
+            return
+        try:
+            pid = os.fork()
+        except OSError:
+            return
+        if pid == 0:  # the child: its copy-on-write image of the state is the opened state
+            status = 1
+            try:
+                gc.disable()
+                self._write(sim, path)
+                status = 0
+            finally:
+                os._exit(status)
+        threading.Thread(target=os.waitpid, args=(pid, 0), daemon=True).start()
+
+    def _write(self, sim: "Simulation", path: Path) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        data = zlib.compress(History(sim)._dump(sim), 1)
+        fd, temporary = tempfile.mkstemp(dir=self.directory, suffix=".partial")
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(MAGIC)
+                out.write(b"%d\n" % id(sim))
+                out.write(data)
+            os.replace(temporary, path)
+        except OSError:
+            _remove(Path(temporary))
+            return
+        self._trim()
+
+    def _trim(self) -> None:
+        states = sorted(self.directory.glob("*.state"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in states[KEEP:]:
+            _remove(old)
+
+
+@lru_cache(maxsize=1)
+def source_digest() -> bytes:
+    """A hash of every Python source of the package: another version of the code is a miss."""
+    digest = hashlib.sha256()
+    for path in sorted(PACKAGE.rglob("*.py")):
+        digest.update(str(path.relative_to(PACKAGE)).encode())
+        digest.update(path.read_bytes())
+    return digest.digest()
+
+
+def _remove(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass
+
+
+__all__ = ["OpenStateCache", "KEEP_FROM"]

@@ -8,7 +8,9 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from playground.engine.scheduler import feasible_window
+from conftest import make_sim
+
+from playground.engine.scheduler import Scheduler, feasible_window
 from playground.engine.scheduler.plugins import MAX_NODE_SCORE, balanced_score
 
 
@@ -93,9 +95,6 @@ def test_a_cycle_that_binds_records_no_rejected_nodes(monkeypatch):
     """A cycle that binds drops its Diagnosis unread, so the columnar cycle records the rejected
     nodes' statuses only when no node fits. Every event, binding and message (the FitError of the
     pod that fits nowhere) is the same as when every cycle records them."""
-    from conftest import make_sim
-    from playground.engine.scheduler import Scheduler
-
     recorded = []
     original = Scheduler._record_rejected
 

@@ -161,8 +161,9 @@ def _sim(file: str, until: str | None, as_json: bool, plot: str | None = None) -
 
         write_plot(sim.history.series, sim.clock.now, plot, sim.scenario.scenario.name)
     if as_json:
-        json.dump(snapshot(sim), sys.stdout, indent=1)
-        sys.stdout.write("\n")
+        # One write: json.dump writes every token on its own, a system call each when the output is
+        # unbuffered (PYTHONUNBUFFERED, as in many containers): 28 s of 50 at 150,000 pods.
+        sys.stdout.write(json.dumps(snapshot(sim), indent=1) + "\n")
         return 0
     for event in sim.store.recorder.events:
         print(format_event(event))

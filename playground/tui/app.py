@@ -29,6 +29,7 @@ from textual.widgets import ContentSwitcher, Footer
 
 from ..engine import Operation, OperationResult, Simulation
 from ..engine.manifests import node_manifest, pod_manifest, to_yaml
+from ..engine.openstate import OpenStateCache
 from ..scenario import Scenario
 from ..units import format_duration
 from . import format as fmt
@@ -82,7 +83,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         self.scenario_path = Path(path) if path is not None else None
         self.event_limit = event_limit
         self.timecontrol = TimeControl(self)
-        self.sim = simulation if simulation is not None else Simulation(scenario, event_limit=event_limit)
+        self.sim = simulation if simulation is not None else self._build(scenario)
         self.timecontrol.start_history(self.sim)
         self.runner = EngineRunner(self.sim, paused=paused, speed=speed, budget=frame_budget, threaded=threaded)
         self.opening = OpeningProgress(id="opening")
@@ -399,9 +400,15 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
 
     # ---------------------------------------------------------------- a new simulation (the load dialog: files.py)
 
+    def _build(self, scenario: Scenario) -> Simulation:
+        """A simulation of `scenario` that opens from its kept opened state when there is one."""
+        sim = Simulation(scenario, event_limit=self.event_limit)
+        sim.open_cache = OpenStateCache.default()
+        return sim
+
     def load(self, scenario: Scenario, path: Path | None = None) -> None:
         """Replace the running simulation (the old one is dropped, even mid-tick)."""
-        self.sim = Simulation(scenario, event_limit=self.event_limit)
+        self.sim = self._build(scenario)
         self.sim.scheduler.progress = self.opening.report
         self.timecontrol.start_history(self.sim)
         self.scenario_path = Path(path) if path is not None else None

@@ -21,6 +21,8 @@ from conftest import make_sim
 
 from playground.engine.objects import (
     NO_SCHEDULE,
+    OwnerRef,
+    ReplicaSet,
     LabelSelector,
     LabelSelectorRequirement,
     PodAffinityTerm,
@@ -253,22 +255,26 @@ def test_cycle_matches_the_plain_reference(data, start_seed):
     scheduler._cycle = None
 
 
+def replicaset_cluster(zones: int, per_zone: int, pods: int = 110):
+    """`zones` zones of `per_zone` nodes and a ReplicaSet whose pods get the system default spread."""
+    body = "".join(f'[[nodePools]]\nnamePrefix = "z{z}-"\ncount = {per_zone}\nlabels = {{ "{ZONE}" = "z{z}" }}\n'
+                   f'capacity = {{ cpu = "64", memory = "64Gi", pods = "{pods}" }}\n' for z in range(zones))
+    sim = make_sim(body)
+    rs = ReplicaSet("web-1", "default", "web", PodTemplate(labels={"app": "web", "pod-template-hash": "1"}), "1",
+                    0, 0, 0)
+    sim.workloads.replicasets[rs.name] = rs
+    return sim, rs
+
+
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 6)), max_size=60),
        st.lists(st.integers(0, 10_000), min_size=1, max_size=40), st.integers(1, 4), st.integers(1, 8))
 def test_system_default_scores_match_the_reference(placed, scored, zones, per_zone):
     """The system defaults' fast path (pairs of matching pods and zone, HostZoneTable) against the
     plain score on ReplicaSet pods spread at random; some pods terminating."""
-    from playground.engine.objects import OwnerRef, ReplicaSet
-
-    body = "".join(f'[[nodePools]]\nnamePrefix = "z{z}-"\ncount = {per_zone}\nlabels = {{ "{ZONE}" = "z{z}" }}\n'
-                   f'capacity = {{ cpu = "64", memory = "64Gi" }}\n' for z in range(zones))
-    sim = make_sim(body)
+    sim, rs = replicaset_cluster(zones, per_zone)
     store = sim.store
     names = sorted(store.nodes)
-    rs = ReplicaSet("web-1", "default", "web", PodTemplate(labels={"app": "web", "pod-template-hash": "1"}), "1",
-                    0, 0, 0)
-    sim.workloads.replicasets[rs.name] = rs
     for i, (index, copies) in enumerate(placed):
         for j in range(copies):
             pod = pod_from_template(sim, f"w-{i}-{j}", "default", rs.template, OwnerRef("ReplicaSet", rs.name))
@@ -299,16 +305,9 @@ def test_system_default_scores_follow_binds_and_deletes(steps, zones, per_zone):
     """The raw-score table of the system defaults' fast path is kept across cycles (a bind or a
     deletion changes one domain's sum, some pods pile up on one node): after every change, the
     scores of random windows equal the plain score."""
-    from playground.engine.objects import OwnerRef, ReplicaSet
-
-    body = "".join(f'[[nodePools]]\nnamePrefix = "z{z}-"\ncount = {per_zone}\nlabels = {{ "{ZONE}" = "z{z}" }}\n'
-                   f'capacity = {{ cpu = "64", memory = "64Gi", pods = "500" }}\n' for z in range(zones))
-    sim = make_sim(body)
+    sim, rs = replicaset_cluster(zones, per_zone, pods=500)
     store = sim.store
     names = sorted(store.nodes)
-    rs = ReplicaSet("web-1", "default", "web", PodTemplate(labels={"app": "web", "pod-template-hash": "1"}), "1",
-                    0, 0, 0)
-    sim.workloads.replicasets[rs.name] = rs
     scheduler = sim.scheduler
     order = scheduler.node_order()
     incoming = pod_from_template(sim, "new", "default", rs.template, OwnerRef("ReplicaSet", rs.name))

@@ -220,7 +220,7 @@ class Store:
 
     def _uid_of(self, obj: str) -> str:
         """The uid of an involved Pod or Node that still exists ("" otherwise)."""
-        if obj.startswith("Pod/"):
+        if obj[:4] == "Pod/":
             pod = self.pods.get(obj[4:])
             return pod.uid if pod is not None else ""
         if obj.startswith("Node/"):
@@ -445,10 +445,18 @@ class Store:
             self.on_account(pod, sign)
         if node is None:
             return
-        node.requested_cpu += sign * pod.cpu
-        node.requested_memory += sign * pod.memory
-        node.nonzero_cpu += sign * (pod.cpu or DEFAULT_MILLI_CPU_REQUEST)
-        node.nonzero_memory += sign * (pod.memory or DEFAULT_MEMORY_REQUEST)
-        node.pod_count += sign
+        cpu, memory = pod.cpu, pod.memory
+        if sign > 0:  # every binding comes here: plain additions
+            node.requested_cpu += cpu
+            node.requested_memory += memory
+            node.nonzero_cpu += cpu or DEFAULT_MILLI_CPU_REQUEST
+            node.nonzero_memory += memory or DEFAULT_MEMORY_REQUEST
+            node.pod_count += 1
+        else:
+            node.requested_cpu -= cpu
+            node.requested_memory -= memory
+            node.nonzero_cpu -= cpu or DEFAULT_MILLI_CPU_REQUEST
+            node.nonzero_memory -= memory or DEFAULT_MEMORY_REQUEST
+            node.pod_count -= 1
         if self.on_requests is not None:
             self.on_requests(node)

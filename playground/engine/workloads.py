@@ -85,13 +85,13 @@ def random_suffix(rng: "random.Random", length: int = 5) -> str:
     alphabet = NAME_ALPHABET
     size = len(alphabet)
     width = size.bit_length()
-    chars = []
+    suffix = ""
     for _ in range(length):
         r = bits(width)
         while r >= size:
             r = bits(width)
-        chars.append(alphabet[r])
-    return "".join(chars)
+        suffix += alphabet[r]
+    return suffix
 
 
 def template_hash(template: PodTemplate) -> str:
@@ -207,7 +207,9 @@ class WorkloadControllers:
             rs = self.replicasets.get(name)
             if rs is not None:
                 self.dirty_deployments.add(rs.deployment)
-                self._kick()
+                wakeup = self._wakeup
+                if wakeup.at is None or wakeup.at > self.sim.clock.now:
+                    wakeup.arm(self.sim.clock.now)  # _kick, without its calls when already armed
         elif owner.kind == "DaemonSet" and pod.affinity_node_name \
                 and what in ("removed", "deleting", "phase", "added"):
             index = self._daemon_pods.setdefault((pod.owner.name, pod.affinity_node_name), {})

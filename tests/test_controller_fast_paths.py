@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from conftest import make_sim, nodes_toml
 
 from playground.engine import Operation
-from playground.engine.objects import Condition, ConditionCache, Pod
+from playground.engine.objects import NO_CONDITIONS, Condition, ConditionCache, Pod
 
 EXAMPLES = int(os.environ.get("HYPOTHESIS_EXAMPLES", "20"))
 
@@ -191,6 +191,42 @@ def test_shared_conditions_equal_private_ones(writes, limit):
         for p in pods:
             if p is not pod and id(p.conditions) in before:
                 assert p.conditions == before[id(p.conditions)]
+
+
+many_writes = st.lists(
+    st.tuples(st.integers(0, 3),  # which pod
+              st.sampled_from([("ContainersReady", "Ready"), ("Ready",), ("Initialized", "Ready"),
+                               ("PodScheduled",)]),
+              st.sampled_from(["True", "False"]),
+              st.booleans(),  # set_many (True) or one write of the first type with a reason (False)
+              st.integers(0, 3)),  # the time of the write
+    max_size=40)
+
+
+@settings(max_examples=EXAMPLES * 10, deadline=None)
+@given(many_writes, st.integers(1, 8))
+def test_remembered_multi_writes_equal_plain_writes(writes, limit):
+    """ConditionCache.set_many (the kubelet's Running report, remembered per start dict, types,
+    status and time) equals the plain writes one after another, its result (changed or not) too,
+    also while the bounded cache clears itself."""
+    cache = ConditionCache(limit=limit)
+    pods = [Pod(f"p-{i}", "default", f"uid-{i}", {}, 0) for i in range(4)]
+    for pod in pods:
+        pod.conditions = NO_CONDITIONS
+    reference = [{} for _ in range(4)]
+    for index, ctypes, status, many, now in writes:
+        pod, plain = pods[index], reference[index]
+        if many:
+            before = [(c.type, c.status, c.reason, c.last_transition_time) for c in plain.values()]
+            for ctype in ctypes:
+                plain_set(plain, ctype, status, "", "", now)
+            after = [(c.type, c.status, c.reason, c.last_transition_time) for c in plain.values()]
+            assert cache.set_many(pod, ctypes, status, now) == (before != after)
+        else:
+            cache.set(pod, ctypes[0], status, "Because", "", now)
+            plain_set(plain, ctypes[0], status, "Because", "", now)
+        for p, want in zip(pods, reference):
+            assert list(p.conditions.items()) == list(want.items())
 
 
 def test_pods_of_one_template_share_their_data():

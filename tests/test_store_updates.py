@@ -172,3 +172,53 @@ template = { labels = { app = "web" } }
     assert heard == ["bound", "bound", "removed", "removed"]
     with pytest.raises(ValueError):
         watches("bond")
+
+
+def test_idle_watchers_are_left_out_until_they_wake():
+    """The disruption controller (no PodDisruptionBudget), the StatefulSet controller (no
+    StatefulSet) and the attach/detach controller (no claim) would do nothing for any pod change:
+    the store does not call them. A component
+    that wakes (a PDB added) hears changes again, in its place among the watchers."""
+    sim = make_sim(nodes_toml("n-", 1) + """
+[[deployments]]
+name = "web"
+replicas = 2
+template = { labels = { app = "web" } }
+""")
+    store = sim.store
+    sim.run_until(1)
+    everyone = set(store._pod_dispatch["added"]) | set(store._pod_dispatch["phase"])
+    assert sim.disruption._on_pod_event not in everyone
+    assert sim.statefulsets._on_pod_event not in everyone
+    assert sim.attachdetach._on_pod_event not in everyone
+    assert sim.scheduler._on_pod_event in everyone
+    from playground.engine.objects import PodDisruptionBudget
+    sim.disruption.add_pdb(PodDisruptionBudget("web", "default", {"app": "web"}, min_available=1))
+    sim.apply(Operation("scale", deployment="web", replicas=3))
+    sim.run_until(10)
+    order = store._pod_dispatch["added"]
+    assert sim.disruption._on_pod_event in order
+    assert order.index(sim.disruption._on_pod_event) == [w for w in store.pod_watchers
+                                                         if w in order].index(sim.disruption._on_pod_event)
+    assert len(sim.disruption.pods_by_pdb["default/web"]) == 3
+
+
+def test_a_statefulset_wakes_its_controller_and_the_volumes():
+    """A scenario with a StatefulSet: both controllers hear pod changes from the start (the
+    StatefulSet and its claims exist before its pods), and its pods run with their volumes, as the
+    reference (every watcher told of every change) has them."""
+    text = nodes_toml("n-", 2) + """
+[[statefulSets]]
+name = "db"
+replicas = 2
+template = { labels = { app = "db" } }
+"""
+    fast = run(lambda: make_sim(text), until=60)
+    plain = run(lambda: make_sim(text), until=60, reference=True)
+    assert fast == plain
+    sim = make_sim(text)
+    sim.run_until(60)
+    assert sim.statefulsets._on_pod_event in sim.store._pod_dispatch["phase"]
+    assert sim.attachdetach._on_pod_event in sim.store._pod_dispatch["bound"]
+    assert sorted(p.phase for p in sim.store.pods.values()) == ["Running", "Running"]
+    assert len(sim.attachdetach.volumes) == 2

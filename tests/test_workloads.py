@@ -149,3 +149,25 @@ def test_pod_name_suffixes_draw_as_rng_choice_does(seed, names):
     for _ in range(names):
         assert random_suffix(fast) == "".join(plain.choice(NAME_ALPHABET) for _ in range(5))
     assert fast.random() == plain.random()
+
+
+def test_pod_from_template_fills_every_field_by_name():
+    """pod_from_template passes Pod's fields positionally: each template field lands in the Pod field
+    of its name (a distinct marker per field finds a shifted or swapped position)."""
+    from dataclasses import fields
+
+    from playground.engine.objects import NO_CONDITIONS, OwnerRef, Pod, PodTemplate
+    from playground.engine.workloads import pod_from_template
+
+    template = PodTemplate(**{f.name: f"marker-{f.name}" for f in fields(PodTemplate)})
+    sim = make_sim(nodes_toml("n", 1))
+    owner = OwnerRef("ReplicaSet", "web-1")
+    pod = pod_from_template(sim, "web-1-abcde", "team", template, owner)
+    shared = {f.name for f in fields(Pod)} & {f.name for f in fields(PodTemplate)}
+    expected = Pod(name="web-1-abcde", namespace="team", uid=pod.uid, labels=template.labels,
+                   creation_time=sim.clock.now, owner=owner,
+                   **{name: getattr(template, name) for name in shared if name != "labels"})
+    expected.conditions = NO_CONDITIONS
+    assert pod == expected
+    assert pod.key == "team/web-1-abcde" and pod.conditions is NO_CONDITIONS
+    assert pod.node_name is None and pod.affinity_node_name is None and not pod.mirror

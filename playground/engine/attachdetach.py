@@ -78,6 +78,8 @@ class AttachDetachController:
 
     def create_claim(self, namespace: str, name: str) -> Volume:
         volume = Volume(namespace, name)
+        if not self.volumes:
+            self.sim.store.pod_watcher_woke()
         self.volumes[volume.key] = volume
         self.sim.store.changes.volumes.add(volume.key)
         return volume
@@ -93,6 +95,11 @@ class AttachDetachController:
         if not pod.volume_claims:
             return ()
         return tuple(f"{pod.namespace}/{claim}" for claim in pod.volume_claims)
+
+    def pod_watch_idle(self) -> bool:
+        """No claim exists (claims are created before the pods that mount them, and never deleted):
+        no pod has a volume, so the store does not call this controller (store._idle)."""
+        return not self.volumes
 
     @watches("added", "bound", "phase", "deleting", "removed")  # a condition moves no volume
     def _on_pod_event(self, what: str, pod: Pod) -> None:

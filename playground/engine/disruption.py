@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 from .clock import PHASE_DISRUPTION, Wakeup
 from .objects import FAILED, PENDING, SUCCEEDED, TRUE, Condition, Pod, PodDisruptionBudget
+from .store import watches
 
 if TYPE_CHECKING:
     from .simulation import Simulation
@@ -95,11 +96,19 @@ class DisruptionController:
         store = self.sim.store
         store.pdbs[pdb.key] = pdb
         selected = {key: pod for key, pod in store.pods.items() if pdb.matches(pod)}
+        if not self.pods_by_pdb:
+            store.pod_watcher_woke()
         self.pods_by_pdb[pdb.key] = selected
         for key in selected:
             self.pdbs_by_pod[key] = self.pdbs_by_pod.get(key, ()) + (pdb.key,)
         self.enqueue(pdb.key)
 
+    def pod_watch_idle(self) -> bool:
+        """No PodDisruptionBudget exists (none is ever removed): no pod change concerns this
+        controller, so the store does not call it (see store._idle)."""
+        return not self.pods_by_pdb
+
+    @watches("added", "bound", "phase", "condition", "deleting", "removed")
     def _on_pod_event(self, what: str, pod: Pod) -> None:
         if what == "nominated" or not self.pods_by_pdb:
             return  # no PodDisruptionBudget exists (none is ever removed): no pod has one

@@ -299,7 +299,7 @@ class ConditionCache:
     would give. Only the most recent `limit` contents are remembered, so the cache stays small while
     long-running clusters drift apart."""
 
-    __slots__ = ("limit", "_dicts", "_content", "_next")
+    __slots__ = ("limit", "_dicts", "_content", "_next", "_many")
 
     def __init__(self, limit: int = 4096) -> None:
         self.limit = limit
@@ -308,6 +308,9 @@ class ConditionCache:
         # (id of a shared dict or of NO_CONDITIONS, the write) -> the shared dict it leads to: a
         # write that 150,000 pods make in turn is one lookup after the first
         self._next: dict[tuple, dict] = {}
+        # (id of a shared dict or of NO_CONDITIONS, condition types, status, now) -> the shared dict
+        # `set_many` led to: the kubelet's Running report sets two conditions in one lookup
+        self._many: dict[tuple, dict] = {}
 
     def __reduce__(self):
         # The indexes key dicts by id(): a copy rebuilds them from its own dicts (a stale id could
@@ -343,6 +346,7 @@ class ConditionCache:
                 self._dicts.clear()
                 self._content.clear()
                 self._next.clear()
+                self._many.clear()
                 known = conditions is NO_CONDITIONS  # the old dict is no longer held: its id may be reused
             shared = dict(conditions)
             shared[ctype] = Condition(ctype, status, reason, message, None, transition)
@@ -354,6 +358,27 @@ class ConditionCache:
             self._next[write] = shared
         pod.conditions = shared
         return True
+
+
+    def set_many(self, pod: "Pod", ctypes: tuple[str, ...], status: str, now: int) -> bool:
+        """`set` of each of `ctypes` to `status` (no reason or message), in order; True if any
+        changed."""
+        conditions = pod.conditions
+        write = (id(conditions), ctypes, status, now)
+        shared = self._many.get(write)
+        if shared is not None:
+            pod.conditions = shared
+            return shared is not conditions
+        changed = False
+        for ctype in ctypes:
+            changed |= self.set(pod, ctype, status, "", "", now)
+        # Remembered only from a dict the cache holds (its id stays its own while held; a clear of
+        # the cache clears this too) and to a dict it holds.
+        if (conditions is NO_CONDITIONS or id(conditions) in self._content) and id(pod.conditions) in self._content:
+            if len(self._many) >= 4 * self.limit:
+                self._many.clear()
+            self._many[write] = pod.conditions
+        return changed
 
 
 def _restored_condition_cache(limit: int, dicts: dict) -> ConditionCache:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from .apiserver import AdmissionError
 from .clock import PHASE_WORKLOADS, Wakeup
 from .objects import RUNNING, OwnerRef, Pod, StatefulSet
+from .store import watches
 from .workloads import pod_from_template
 
 if TYPE_CHECKING:
@@ -39,13 +40,23 @@ class StatefulSetController:
         self.sim = sim
         self.dirty: set[str] = set()
         self._wakeup = Wakeup(sim.clock, PHASE_WORKLOADS, "statefulset.sync")
+        self._added = False  # a StatefulSet was added (see pod_watch_idle)
         sim.store.pod_watchers.append(self._on_pod_event)
 
     def add(self, statefulset: StatefulSet) -> None:
         key = f"{statefulset.namespace}/{statefulset.name}"
+        if not self._added:
+            self._added = True
+            self.sim.store.pod_watcher_woke()
         self.sim.store.statefulsets[key] = statefulset
         self.enqueue(key)
 
+    def pod_watch_idle(self) -> bool:
+        """No StatefulSet was ever added, so no pod is owned by one (an imported cluster's pods are
+        created after their workloads): the store does not call this controller (store._idle)."""
+        return not self._added
+
+    @watches("added", "phase", "condition", "deleting", "removed")
     def _on_pod_event(self, what: str, pod: Pod) -> None:
         if pod.owner is None or pod.owner.kind != "StatefulSet" or what in ("nominated", "bound"):
             return

@@ -83,12 +83,6 @@ class EventRecorder:
         # told of every occurrence, a repeat too (time, the Event): for whoever needs each one
         self.listeners: list[Callable[[int, Event], None]] = []
 
-    def _find(self, key: tuple, hashed: int) -> Event | None:
-        event = self._by_hash.get(hashed)
-        if event is None or event.key() == key:
-            return event
-        return self._collided.get(key)
-
     def _index(self, key: tuple, event: Event, hashed: int) -> None:
         if self._by_hash.setdefault(hashed, event) is not event:
             self._collided[key] = event
@@ -100,7 +94,9 @@ class EventRecorder:
         now = self._now()
         key = (source, instance, obj, uid, type_, reason, message)
         hashed = key_hash(key)
-        event = self._find(key, hashed)
+        event = self._by_hash.get(hashed)  # two events a pod at 150,000 pods: kept inline
+        if event is not None and event.key() != key:
+            event = self._collided.get(key)
         if event is not None and event.seq > self.total - len(self.events):
             event.count += 1
             event.last_time = now
@@ -116,7 +112,8 @@ class EventRecorder:
         new = Event(now, type_, reason, obj, message, source, 1, now, uid, instance, self.total)
         self.events.append(new)
         if event is None:
-            self._index(key, new, hashed)
+            if self._by_hash.setdefault(hashed, new) is not new:  # as _index does
+                self._collided[key] = new
         elif self._by_hash.get(hashed) is event:  # its earlier Event left the bounded log
             self._by_hash[hashed] = new
         else:
@@ -164,6 +161,14 @@ def watches(*kinds: str):
         method.pod_changes = frozenset(kinds)
         return method
     return mark
+
+
+def _idle(watcher: PodWatcher) -> bool:
+    """A pod watcher whose component says it would do nothing for any pod change now (e.g. the
+    disruption controller while no PodDisruptionBudget exists): the store leaves it out until the
+    component calls `Store.pod_watcher_woke`. Its place in the order is kept."""
+    idle = getattr(getattr(watcher, "__self__", None), "pod_watch_idle", None)
+    return idle is not None and idle()
 
 
 class Store:
@@ -215,7 +220,7 @@ class Store:
 
     def _uid_of(self, obj: str) -> str:
         """The uid of an involved Pod or Node that still exists ("" otherwise)."""
-        if obj.startswith("Pod/"):
+        if obj[:4] == "Pod/":
             pod = self.pods.get(obj[4:])
             return pod.uid if pod is not None else ""
         if obj.startswith("Node/"):
@@ -244,10 +249,16 @@ class Store:
     def _index_pod_watchers(self) -> None:
         watchers = self.pod_watchers
         every = not self.dispatch_by_kind
+        awake = [w for w in watchers if every or not _idle(w)]
         self._pod_dispatch = {
-            what: tuple(w for w in watchers if every or what in getattr(w, "pod_changes", POD_CHANGES))
+            what: tuple(w for w in awake if every or what in getattr(w, "pod_changes", POD_CHANGES))
             for what in POD_CHANGES}
         self._pod_dispatch_for = len(watchers)
+
+    def pod_watcher_woke(self) -> None:
+        """A watcher's `pod_watch_idle` turned False: it hears pod changes again from now on, in its
+        place among the watchers."""
+        self._pod_dispatch_for = -1
 
     # ---------------------------------------------------------------- nodes
 
@@ -349,10 +360,7 @@ class Store:
         moved = pod.phase != RUNNING
         if moved:
             pod.phase = RUNNING
-        now = self.now()
-        changed = False
-        for ctype in conditions:
-            changed |= self.pod_conditions.set(pod, ctype, TRUE, "", "", now)
+        changed = self.pod_conditions.set_many(pod, conditions, TRUE, self.now())
         if moved:
             self._pod_changed("phase", pod)
         elif changed:
@@ -437,10 +445,18 @@ class Store:
             self.on_account(pod, sign)
         if node is None:
             return
-        node.requested_cpu += sign * pod.cpu
-        node.requested_memory += sign * pod.memory
-        node.nonzero_cpu += sign * (pod.cpu or DEFAULT_MILLI_CPU_REQUEST)
-        node.nonzero_memory += sign * (pod.memory or DEFAULT_MEMORY_REQUEST)
-        node.pod_count += sign
+        cpu, memory = pod.cpu, pod.memory
+        if sign > 0:  # every binding comes here: plain additions
+            node.requested_cpu += cpu
+            node.requested_memory += memory
+            node.nonzero_cpu += cpu or DEFAULT_MILLI_CPU_REQUEST
+            node.nonzero_memory += memory or DEFAULT_MEMORY_REQUEST
+            node.pod_count += 1
+        else:
+            node.requested_cpu -= cpu
+            node.requested_memory -= memory
+            node.nonzero_cpu -= cpu or DEFAULT_MILLI_CPU_REQUEST
+            node.nonzero_memory -= memory or DEFAULT_MEMORY_REQUEST
+            node.pod_count -= 1
         if self.on_requests is not None:
             self.on_requests(node)

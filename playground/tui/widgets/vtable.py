@@ -886,7 +886,8 @@ class VirtualTable(ScrollView, can_focus=True):
         # Columns missing from `cells` render blank.
         for column, width in list(zip(columns, widths))[len(cells):]:
             segments.append(Segment(" " * (width + 2 * self.cell_padding)))
-        segments = list(Segment.apply_style(segments, base))
+        # Fewer, longer segments: Textual works per segment on every line it paints.
+        segments = list(Segment.simplify(Segment.apply_style(segments, base)))
         return Strip(segments)
 
 

@@ -161,6 +161,33 @@ async def run(args: argparse.Namespace) -> None:
         finally:
             engine_cpu.append(time.thread_time() - start)
     app.runner._run_ticks = timed_ticks
+    # The screen's own work: Textual lays out and paints what the widgets refreshed on its update timer
+    # (not inside app.frame). Each frame's UI work is its widget update plus the paints since the last.
+    from textual.screen import Screen
+
+    paints: list[float] = []
+    frame_ui: list[float] = []
+    painted = [0.0]
+    on_update = Screen._on_timer_update
+
+    def timed_update(screen) -> None:
+        start = time.perf_counter()
+        try:
+            on_update(screen)
+        finally:
+            paints.append(time.perf_counter() - start)
+            painted[0] += paints[-1]
+    Screen._on_timer_update = timed_update
+    update_views = app.update_views
+
+    def timed_views(result) -> None:
+        start = time.perf_counter()
+        try:
+            update_views(result)
+        finally:
+            frame_ui.append(time.perf_counter() - start + painted[0])
+            painted[0] = 0.0
+    app.update_views = timed_views
     if sim.history is not None:
         pauses.watch_checkpoints(sim.history)
     t0 = time.perf_counter()
@@ -177,6 +204,8 @@ async def run(args: argparse.Namespace) -> None:
         app.ui_seconds.clear()
         app.step_seconds.clear()
         app.frame_ticks.clear()
+        paints.clear()
+        frame_ui.clear()
 
         lags: list[float] = []
         stop_lag = asyncio.Event()
@@ -199,7 +228,10 @@ async def run(args: argparse.Namespace) -> None:
         script = ["down", "down", "down", "2", "pagedown", "pagedown", "end", "home", "3", "4", "5", "1", "down"]
         step = 0
         while time.perf_counter() - wall_start < args.seconds:
-            await asyncio.sleep(0.25)
+            if not args.key_interval:  # a user watching, no keys
+                await asyncio.sleep(0.25)
+                continue
+            await asyncio.sleep(args.key_interval)
             key = script[step % len(script)]
             step += 1
             latency = await press_and_wait(app, key)
@@ -258,8 +290,11 @@ async def run(args: argparse.Namespace) -> None:
     print(f"  engine step per frame:   p50 {ms(pct(steps, .5))}  p95 {ms(pct(steps, .95))}  max {ms(max(steps))}"
           f"  (budget {app.runner.budget * 1000:.0f} ms{grows}; runs in a worker thread)")
     print(f"  widget update per frame: p50 {ms(pct(uis, .5))}  p95 {ms(pct(uis, .95))}  max {ms(max(uis))}")
-    keys = [lat for _, lat in latencies]
-    print(f"  key press latency ({len(keys)} presses): p50 {ms(pct(keys, .5))}  p95 {ms(pct(keys, .95))}  "
+    print(f"  screen update (layout + paint): {summary(paints)}")
+    print(f"  UI work per frame (widget update + the paints since the previous frame): "
+          f"p50 {ms(pct(frame_ui, .5))}  p95 {ms(pct(frame_ui, .95))}  max {ms(max(frame_ui))}")
+    keys = [lat for _, lat in latencies] or [float("nan")]
+    print(f"  key press latency ({len(latencies)} presses): p50 {ms(pct(keys, .5))}  p95 {ms(pct(keys, .95))}  "
           f"max {ms(max(keys))}")
     by_key: dict[str, list[float]] = {}
     for key, lat in latencies:
@@ -279,6 +314,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--speed", type=int, default=1000)
     parser.add_argument("--power-off", choices=("node", "zone"), default="zone")
+    parser.add_argument("--key-interval", type=float, default=0.25,
+                        help="wall seconds between the scripted key presses (0: none, a user watching the Nodes view)")
     parser.add_argument("--profile", default=None, help="write a cProfile of the UI thread to this file")
     parser.add_argument("--no-history", action="store_true", help="run without time travel's recording")
     parser.add_argument("--src", default=None, help="run another checkout of the code (path)")

@@ -122,3 +122,34 @@ async def test_the_footer_is_rebuilt_only_when_the_keys_it_shows_change():
             changed += shown(footer) != before
         assert 0 < changed < 5
         assert footer.rebuilds - start == changed
+
+
+# ---------------------------------------------------------------- the Events table catches up when shown
+
+
+async def events_catch_up_matches_a_fresh_table(plan, limit: int) -> None:
+    """Run `plan` ((ticks, view shown meanwhile), …) through a power-off of b-1 with an event log of
+    `limit` events; the Events tab counts every row while hidden, and once shown the table equals
+    one filled from scratch from the log (the plain computation)."""
+    app = make_app(event_limit=limit)
+    async with app.run_test(size=SIZE):
+        view = app.views["events"]
+        await app.advance(3)
+        app.apply_operation(Operation("power-off", node="b-1"))
+        for ticks, shown in plan:
+            app.action_view(shown)
+            await app.advance(ticks)
+            counted = app.view_count("events")
+            app.action_view("events")
+            assert view.table.total_count == counted
+            rows = view.table.keys()
+            view.load()
+            assert rows == view.table.keys()
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plan=st.lists(st.tuples(st.integers(1, 120), st.sampled_from(["nodes", "pods", "events"])), min_size=1,
+                     max_size=4),
+       limit=st.sampled_from([12, 40, 5000]))
+def test_the_events_table_caught_up_equals_a_fresh_one(plan, limit):
+    asyncio.run(events_catch_up_matches_a_fresh_table(plan, limit))

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
+from rich.segment import Segment
 from textual.containers import VerticalScroll
 from textual.strip import Strip
 from textual.visual import Visual, visualize
@@ -21,6 +21,8 @@ from ...engine.explain import node_outlook, pod_outlook
 from ...engine.nodeshutdown import shutdown_groups
 from ...units import format_age, format_duration
 from .. import format as fmt
+from .lines import Lines, SideBySide, TableBlock, as_lines
+from .vtable import text_segments
 
 if TYPE_CHECKING:
     from ...engine import Simulation
@@ -34,16 +36,11 @@ def _section(title: str, extra: str = "") -> Text:
     return text
 
 
-def _table(*headers: str, expand: bool = False, wrap: int = -1, keep: int = 0) -> Table:
+def _table(*headers: str, wrap: int = -1, keep: int = 0, show_header: bool = True) -> TableBlock:
     """A plain table; one column (a message, the last by default) wraps rather than squeezing the
     others, and the first `keep` columns never shrink below their header (on a narrow screen the
     columns on the right are cut, never the TYPE/STATUS a reader needs first)."""
-    table = Table(box=None, padding=(0, 1), show_edge=False, expand=expand, header_style="bold dim")
-    wrap = wrap % len(headers)
-    for i, header in enumerate(headers):
-        table.add_column(header, no_wrap=i != wrap, overflow="fold" if i == wrap else "ellipsis",
-                         min_width=len(header) if i < keep else None)
-    return table
+    return TableBlock(*headers, wrap=wrap, keep=keep, show_header=show_header)
 
 
 def node_detail(sim: "Simulation", name: str) -> RenderableType:
@@ -99,9 +96,7 @@ def node_detail(sim: "Simulation", name: str) -> RenderableType:
     if recent:
         parts.append(_section("Recent events", "about this node and its pods, newest first"))
         events = _table("AT", "TYPE", "REASON", "OBJECT", "MESSAGE", keep=3)
-        events.columns[2].max_width = 24
-        events.columns[3].max_width = 24
-        events.columns[4].max_width = 80
+        events.max_widths[2:5] = [24, 24, 80]
         for event in reversed(recent):
             events.add_row(format_duration(event.time), Text(event.type, style="yellow" if event.type == "Warning" else ""),
                            fmt.plain(event.reason), fmt.plain(event.object), fmt.plain(event.message))
@@ -109,8 +104,8 @@ def node_detail(sim: "Simulation", name: str) -> RenderableType:
 
     # Conditions.
     conditions = _table("TYPE", "STATUS", "REASON", "MESSAGE", "LAST HEARTBEAT", "LAST TRANSITION", wrap=3, keep=2)
-    conditions.columns[0].min_width = max((len(t) for t in node.conditions), default=4)
-    conditions.columns[3].max_width = 48
+    conditions.min_widths[0] = max((len(t) for t in node.conditions), default=4)
+    conditions.max_widths[3] = 48
     for cond in node.conditions.values():
         status_style = {"True": "green", "False": "yellow", "Unknown": "bold red"}.get(cond.status, "")
         if cond.type != "Ready" and cond.status == "False":
@@ -132,8 +127,7 @@ def node_detail(sim: "Simulation", name: str) -> RenderableType:
         taints.add_row(label, added)
     if not node.taints:
         taints.add_row(Text("none", style="dim"), "")
-    lease = _table("LEASE", "")
-    lease.show_header = False
+    lease = _table("LEASE", "", show_header=False)
     lease_obj = store.leases.get(name)
     if lease_obj is None:
         lease.add_row(Text("no Lease", style="dim"), "")
@@ -149,11 +143,7 @@ def node_detail(sim: "Simulation", name: str) -> RenderableType:
         renew_text.append(f"({fmt.elapsed(age)} ago)" if age is not None else "", style=age_style)
         lease.add_row("renewTime", renew_text)
         lease.add_row("node-monitor-grace-period", format_duration(grace))
-    side = Table.grid(padding=(0, 4))
-    side.add_column()
-    side.add_column()
-    side.add_row(Group(_section("Taints"), taints), Group(_section("Lease", "kube-node-lease"), lease))
-    parts.append(side)
+    parts.append(SideBySide([_section("Taints"), taints], [_section("Lease", "kube-node-lease"), lease]))
 
     # Shutdown groups from the kubelet config (shutdownGracePeriod/CriticalPods migrated to groups).
     if kubelet is not None:
@@ -189,7 +179,7 @@ def node_detail(sim: "Simulation", name: str) -> RenderableType:
     # Pods on the node.
     pods = sorted(store.pods_on(name), key=lambda p: (-p.priority, p.name))
     pod_table = _table("POD", "STATUS", "PRIORITY", "CPU", "MEMORY", "NEXT")
-    pod_table.columns[5].max_width = 70
+    pod_table.max_widths[5] = 70
     for pod in pods:
         pod_table.add_row(fmt.plain(pod.key), fmt.pod_status_text(pod), fmt.plain(fmt.priority_label(pod)),
                           fmt.pod_cpu(pod), fmt.pod_mem(pod), fmt.plain(pod_outlook(sim, pod), "yellow"))
@@ -198,7 +188,7 @@ def node_detail(sim: "Simulation", name: str) -> RenderableType:
     if pods:
         parts.append(pod_table)
 
-    return Group(*parts)
+    return Lines(parts)
 
 
 def recent_events(sim: "Simulation", node: str, pod_keys: set[str], count: int, scan: int = 600) -> list:
@@ -240,7 +230,7 @@ def _drain_section(sim: "Simulation", status) -> list[RenderableType]:
     blocked = [p for p in status.pods.values() if p.state == "Blocked"]
     if blocked:
         table = _table("BLOCKED POD", "BY BUDGET", "REFUSALS", "WHY (429)")
-        table.columns[3].max_width = 90
+        table.max_widths[3] = 90
         for entry in blocked[:8]:
             table.add_row(fmt.plain(entry.key), fmt.plain(entry.blocked_by or "-", "bold red"), str(entry.refusals),
                           fmt.plain(entry.cause or entry.message))
@@ -290,7 +280,7 @@ def pdb_detail(sim: "Simulation", key: str) -> RenderableType:
         for node, pods in sorted(blocking.items()):
             parts.append(Text(f"  kubectl drain {node}: {len(pods)} pod(s) refused: {', '.join(pods[:6])}",
                               style="bold red"))
-    return Group(*parts)
+    return Lines(parts)
 
 
 def pod_detail(sim: "Simulation", key: str) -> RenderableType:
@@ -343,13 +333,15 @@ def pod_detail(sim: "Simulation", key: str) -> RenderableType:
     if pod.tolerations:
         parts.append(_section("Tolerations"))
         parts.append(Text("  " + ", ".join(str(t) for t in pod.tolerations), style="dim"))
-    return Group(*parts)
+    return Lines(parts)
 
 
 class RenderedBody(Widget):
-    """The detail pane's content, rendered once per update at its width. A Static would render it
-    twice a frame (once to measure its height for a layout of the whole screen, once to paint); this
-    asks for a layout only when the height changes, which is rare while the clock runs."""
+    """The detail pane's content at its width. A Static would render it twice a frame (once to
+    measure its height for a layout of the whole screen, once to paint); this asks for a layout only
+    when the height changes, which is rare while the clock runs. Content made of Texts and tables
+    (`lines.Lines`) is laid out as screen lines and only the lines on screen are rendered; anything
+    else is rendered whole, once per update."""
 
     DEFAULT_CSS = """
     RenderedBody { width: 100%; height: auto; }
@@ -358,8 +350,10 @@ class RenderedBody(Widget):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._renderable: RenderableType = ""
-        self._strips: list[Strip] = []
-        self._width = 0  # the width the strips were rendered at (0: none yet)
+        self._lines: Lines | None = None
+        self._texts: list[Text] = []  # the screen lines of `_lines` at `_width`
+        self._strips: list[Strip | None] = []  # rendered lines (None: not yet)
+        self._width = 0  # the width the lines were laid out at (0: none yet)
 
     @property
     def content(self) -> RenderableType:
@@ -368,6 +362,7 @@ class RenderedBody(Widget):
 
     def update(self, renderable: RenderableType) -> None:
         self._renderable = renderable
+        self._lines = as_lines(renderable)
         height = len(self._strips)
         self._width = 0
         width = self.size.width
@@ -376,8 +371,12 @@ class RenderedBody(Widget):
         self.refresh(layout=not width or len(self._strips) != height)
 
     def _render_at(self, width: int) -> None:
-        visual = visualize(self, self._renderable, markup=False)
-        self._strips = Visual.to_strips(self, visual, width, None, self.visual_style)
+        if self._lines is not None:
+            self._texts = self._lines.lines(width)
+            self._strips = [None] * len(self._texts)
+        else:
+            visual = visualize(self, self._renderable, markup=False)
+            self._strips = list(Visual.to_strips(self, visual, width, None, self.visual_style))
         self._width = width
 
     def get_content_height(self, container, viewport, width: int) -> int:
@@ -389,9 +388,14 @@ class RenderedBody(Widget):
         width = self.size.width
         if width != self._width:
             self._render_at(width)
-        if y < len(self._strips):
-            return self._strips[y]
-        return Strip.blank(width, self.visual_style.rich_style)
+        base = self.rich_style
+        if y >= len(self._strips):
+            return Strip.blank(width, base)
+        strip = self._strips[y]
+        if strip is None:
+            segments = Segment.apply_style(text_segments(self._texts[y], self.app.console), base)
+            strip = self._strips[y] = Strip(list(segments)).crop_extend(0, width, base)
+        return strip
 
 
 # While the clock runs, the same object's detail is redrawn at most this often (wall seconds). Its

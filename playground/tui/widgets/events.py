@@ -69,6 +69,10 @@ class EventsView(TableView):
         self.events: dict[int, Event] = {}
         self.keys: dict[int, int] = {}  # id(Event) -> its row key, to refresh a counted repeat
         self.seen = 0
+        # While another view is shown, rows to add (or refresh) and to drop are only noted: at ×1000
+        # thousands of events come and go per frame, and the table catches up when it is shown.
+        self._upsert: dict[int, None] = {}
+        self._drop: set[int] = set()
         super().__init__(playground, id=id)
 
     def on_virtual_table_activated(self, message: VirtualTable.Activated) -> None:
@@ -104,6 +108,7 @@ class EventsView(TableView):
                 self.events[first + offset] = event
         self.keys = {id(event): key for key, event in self.events.items()}
         self.seen = recorder.total
+        self._upsert, self._drop = {}, set()
         self.table.replace_all(self.events)
         self.table.action_last()
 
@@ -114,9 +119,9 @@ class EventsView(TableView):
             self.load()
             return
         counted = [k for event in repeated if (k := self.keys.get(id(event))) is not None and k in self.events]
-        if counted:
-            self.table.upsert(list(dict.fromkeys(counted)))
+        self._upsert.update(dict.fromkeys(counted))
         if recorder.total == self.seen:
+            self.catch_up()
             return
         new = recorder.since(self.seen)
         first = recorder.total - len(new) + 1
@@ -135,8 +140,29 @@ class EventsView(TableView):
                 if k > oldest:
                     break
                 dropped.append(k)
-            for k in dropped:
-                self.keys.pop(id(self.events.pop(k)), None)
-        if dropped:
-            self.table.remove(dropped)
-        self.table.upsert([k for k in keys if k in self.events])
+        self._upsert.update(dict.fromkeys(keys))
+        table = self.table
+        for k in dropped:  # what is noted stays bounded by the log and the table, however long hidden
+            self.keys.pop(id(self.events.pop(k)), None)
+            self._upsert.pop(k, None)
+            if k in table:
+                self._drop.add(k)
+        self.catch_up()
+
+    def catch_up(self) -> None:
+        """Bring the table in step with `events` while it is shown (one pass for what was noted)."""
+        if self.playground.current_view != self.id or not (self._upsert or self._drop):
+            return
+        drop, upsert = list(self._drop), list(self._upsert)
+        self._upsert, self._drop = {}, set()
+        if drop:
+            self.table.remove(drop)
+        if upsert:
+            self.table.upsert(upsert)
+
+    def live_count(self) -> int:
+        return len(self.events)
+
+    def frame(self, time_moved: bool) -> None:
+        self.catch_up()
+        super().frame(time_moved)

@@ -28,10 +28,11 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 
 Cell = "str | Text"
 BULK = 64  # above this many keys a change is merged into the sorted list in one pass
@@ -187,6 +188,13 @@ class VirtualTable(ScrollView, can_focus=True):
         self._cursor_key: Hashable | None = None
         self._cursor_index = 0
         self._cache: dict[Hashable, Strip] = {}
+        # What each cached strip was rendered from (cell_signature), cells read by a repaint check and
+        # not rendered yet, and what each screen line shows as last rendered: (key, cursor?, signature).
+        self._sigs: dict[Hashable, tuple] = {}
+        self._fresh: dict[Hashable, Sequence] = {}
+        self._painted: dict[int, tuple | None] = {}
+        self._repaint_pending = False
+        self._recheck = False  # the visible rows' cells may have changed with time alone
         self._header_cache: Strip | None = None
         self._widths_grew = False
         self._natural: dict[Hashable, tuple[int, ...]] = {}  # a rendered row's cell widths, for fitting
@@ -403,11 +411,10 @@ class VirtualTable(ScrollView, can_focus=True):
         drop: list[tuple] = []
         moved: list[tuple] = []  # (old sort key, key) of rows whose sort value changed
         changed: dict[Hashable, tuple] = {}
-        cache = self._cache
         rows = self._rows
         by_column = self._sort is not None
         for key in keys:
-            cache.pop(key, None)
+            self._forget(key)
             skey = self._skeys.get(key)
             new = skey is None
             if new:
@@ -451,13 +458,13 @@ class VirtualTable(ScrollView, can_focus=True):
                 else:
                     self._rows = self._all
         elif keys:
-            self.refresh()
+            self._repaint()
 
     def remove(self, keys: Iterable[Hashable]) -> None:
         drop = []
         for key in keys:
             skey = self._skeys.pop(key, None)
-            self._cache.pop(key, None)
+            self._forget(key)
             if skey is not None:
                 drop.append((skey, key))
         if drop:
@@ -520,23 +527,76 @@ class VirtualTable(ScrollView, can_focus=True):
         elif 0 <= screen_line < self.visible_rows:
             self.set_scroll(None, max(0, min(self._cursor_index - screen_line, self._max_top())))
         self._post_cursor()
-        self.refresh()
+        self._repaint()
 
     def _max_top(self) -> int:
         return max(0, len(self._rows) + 1 - self.scrollable_content_region.height)
 
     def invalidate(self, keys: Iterable[Hashable] | None = None) -> None:
-        """Re-render rows (all when keys is None) at the next paint; cheap, visible lines only."""
+        """These rows' cells may have changed (all rows' when keys is None: time moved): the visible
+        ones are read again and only the lines whose cells changed are repainted."""
         if keys is None:
-            self._invalidate_all()
+            self._repaint(recheck=True)
             return
         for key in keys:
-            self._cache.pop(key, None)
-        self.refresh()
+            self._forget(key)
+        self._repaint()
+
+    def _forget(self, key: Hashable) -> None:
+        self._cache.pop(key, None)
+        self._sigs.pop(key, None)
+        self._fresh.pop(key, None)
 
     def _invalidate_all(self) -> None:
+        """Every line again (column widths, size or style changed): a repaint of the whole table."""
         self._cache.clear()
+        self._sigs.clear()
+        self._fresh.clear()
         self.refresh()
+
+    def _repaint(self, recheck: bool = False) -> None:
+        """Repaint the lines whose row, cursor or cells changed, once per burst of changes. Textual
+        re-renders every line of a widget refreshed whole (styles, filters: about 0.3 ms a line), and a
+        table at ×1000 changes a few rows per frame, or none."""
+        self._recheck |= recheck
+        if not self._repaint_pending:
+            self._repaint_pending = True
+            self.call_later(self._repaint_changed)
+
+    def _repaint_changed(self) -> None:
+        self._repaint_pending = False
+        recheck, self._recheck = self._recheck, False
+        if not self.is_mounted or not self.size:
+            return  # the layout that gives it a size paints it
+        if not self.source.readable():
+            self.refresh()  # placeholders now; the frame after the engine's step repaints
+            return
+        rows = self._rows
+        top = int(self.scroll_y)
+        cursor = self._cursor_index
+        sigs, painted = self._sigs, self._painted
+        visible = set()
+        width = max(self.virtual_size.width, self.size.width)
+        for line in range(1, self.visible_rows + 1):
+            index = top + line - 1
+            state = None
+            if index < len(rows):
+                key = rows[index][1]
+                visible.add(key)
+                sig = sigs.get(key)
+                if recheck or sig is None:
+                    cells = self.source.cells(key)
+                    fresh = cell_signature(cells)
+                    if fresh != sig:
+                        self._cache.pop(key, None)
+                        self._fresh[key] = cells
+                        sigs[key] = sig = fresh
+                state = (key, index == cursor, sig)
+            if painted.get(line) != state:
+                self.refresh(Region(0, line, width, 1))
+        if recheck:  # rows off screen are read again when they scroll into view
+            for key in [k for k in self._cache if k not in visible]:
+                self._forget(key)
 
     def render_lines(self, crop):
         lines = super().render_lines(crop)
@@ -580,7 +640,7 @@ class VirtualTable(ScrollView, can_focus=True):
         if scroll:
             self._scroll_to_cursor()
         self._post_cursor()
-        self.refresh()
+        self._repaint()  # two lines when the view did not scroll (a scroll repaints it whole)
 
     def select_key(self, key: Hashable) -> bool:
         index = self.index_of(key)
@@ -656,7 +716,38 @@ class VirtualTable(ScrollView, can_focus=True):
     def _update_virtual_size(self) -> None:
         pad = 2 * self.cell_padding
         width = sum(c.width + pad for c in self.columns)  # a flex column counts at its minimum
-        self.virtual_size = Size(width, len(self._rows) + 1)
+        size = Size(width, len(self._rows) + 1)
+        old = self.virtual_size
+        if size == old:
+            return
+        if self._keeps_its_box(old, size):
+            # Setting virtual_size asks for a layout of the whole screen, which repaints every widget:
+            # in a zone outage pods come and go every frame. When the table's box cannot change, only
+            # the scrollbars follow (they ask for a layout themselves if one appears or goes).
+            self.set_reactive(VirtualTable.virtual_size, size)
+            if self.container_size:
+                self._scroll_update(size)
+            self.refresh()
+        else:
+            self.virtual_size = size
+
+    def _keeps_its_box(self, old: Size, new: Size) -> bool:
+        """Would the table's size on screen stay the same with `new` content instead of `old`? Yes
+        while it is not shown (a layout follows when it is), or when its height is fixed by the layout
+        (or, for `height: auto`, capped below both contents) and its width does not follow the content."""
+        if not self.is_mounted:
+            return False
+        if any(not node.display for node in self.ancestors_with_self if isinstance(node, Widget)):
+            return True
+        if not self.size:
+            return False
+        styles = self.styles
+        room = self.container_size
+        if styles.width is not None and styles.width.is_auto and old.width != new.width:
+            return False
+        if styles.height is not None and styles.height.is_auto:
+            return old.height > room.height and new.height > room.height
+        return True
 
     def on_resize(self, event: events.Resize) -> None:
         self._update_virtual_size()
@@ -665,6 +756,11 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def on_mount(self) -> None:
         self._update_virtual_size()
+
+    def on_show(self) -> None:
+        # Its content may have changed while hidden, without a layout (`_keeps_its_box`).
+        if self.container_size:
+            self._scroll_update(self.virtual_size)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -688,8 +784,12 @@ class VirtualTable(ScrollView, can_focus=True):
                                                     self.get_component_rich_style("vtable--header"))
         index = scroll_y + y - 1
         if index >= len(self._rows):
+            self._painted[y] = None
             return Strip.blank(width, base)
         strip = self._row_strip(index)
+        key = self._rows[index][1]
+        # A placeholder (the engine was busy) is painted as nothing a row can equal.
+        self._painted[y] = (key, index == self._cursor_index, self._sigs[key]) if key in self._cache else ()
         if index == self._cursor_index:
             return strip.crop_extend(scroll_x, scroll_x + width, base + self._cursor_post_style())
         return strip.crop_extend(scroll_x, scroll_x + width, base)
@@ -713,13 +813,19 @@ class VirtualTable(ScrollView, can_focus=True):
         cached = self._cache.get(key)
         if cached is None:
             if self.source.readable():
-                cells = self.source.cells(key)
+                cells = self._fresh.pop(key, None)
+                if cells is None:
+                    cells = self.source.cells(key)
+                sig = cell_signature(cells)
                 cached = self._render_cells(cells, self.rich_style)
                 self.render_count += 1
                 if len(self._cache) > 4 * max(self.visible_rows, 16):
                     self._cache.clear()
+                    self._sigs.clear()
+                    self._fresh.clear()
                     self._natural.clear()
                 self._cache[key] = cached
+                self._sigs[key] = sig
                 self._natural[key] = tuple(c.cell_len if isinstance(c, Text) else cell_len(str(c)) for c in cells)
             else:
                 # The engine is busy in its thread: show the key until the next frame fills it in.
@@ -780,8 +886,15 @@ class VirtualTable(ScrollView, can_focus=True):
         # Columns missing from `cells` render blank.
         for column, width in list(zip(columns, widths))[len(cells):]:
             segments.append(Segment(" " * (width + 2 * self.cell_padding)))
-        segments = list(Segment.apply_style(segments, base))
+        # Fewer, longer segments: Textual works per segment on every line it paints.
+        segments = list(Segment.simplify(Segment.apply_style(segments, base)))
         return Strip(segments)
+
+
+def cell_signature(cells: Sequence["str | Text"]) -> tuple:
+    """What a row's rendering depends on: its cells' texts and styles (two rows with the same
+    signature render to the same line)."""
+    return tuple(cell if isinstance(cell, str) else (cell.plain, cell.style, tuple(cell.spans)) for cell in cells)
 
 
 def text_segments(text: Text, console) -> list[Segment]:

@@ -1,0 +1,148 @@
+"""What a frame repaints: only the table lines whose row, cursor or cells changed, and no layout of the
+screen when rows come and go in a table whose box cannot change. The property test compares the
+screen after incremental repaints with the screen repainted whole (the plain computation)."""
+
+from __future__ import annotations
+
+import io
+import os
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+from rich.console import Console
+from textual.app import App, ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from playground.tui.widgets.vtable import Column, VirtualTable
+
+from test_tui_vtable import Source, keys
+
+EXAMPLES = int(os.environ.get("HYPOTHESIS_EXAMPLES", "12"))
+
+
+class BoxedApp(App):
+    """A table capped by max-height over a filler, as the Nodes and Pods views lay theirs out."""
+
+    CSS = """
+    #t { height: auto; max-height: 8; }
+    #filler { height: 1fr; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.source = Source()
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield VirtualTable([Column("name", "NAME", 8, 20), Column("value", "VALUE", 10, 40, flex=True)],
+                               self.source, id="t")
+            yield Static("below", id="filler")
+
+
+def screen_text(app: App) -> list[str]:
+    """What the screen shows now, lines as the compositor holds them (stale ones included)."""
+    update = app.screen._compositor.render_update(full=True)
+    console = Console(file=io.StringIO(), record=True, width=app.size.width, color_system=None)
+    console.print(update)
+    return console.export_text().splitlines()
+
+
+async def test_a_frame_repaints_only_the_rows_whose_cells_changed():
+    app = BoxedApp()
+    async with app.run_test(size=(60, 16)) as pilot:
+        table = app.query_one(VirtualTable)
+        table.upsert(keys(30))
+        await pilot.pause()
+        rendered = table.render_count
+        table.invalidate()  # time moved, nothing changed
+        await pilot.pause()
+        assert table.render_count == rendered
+        app.source.values["row-00003"] = "new"
+        table.invalidate()
+        await pilot.pause()
+        assert table.render_count == rendered + 1
+        assert any("row-00003  new" in line for line in screen_text(app))
+        table.move_cursor(1)  # the cursor leaves row 0 for row 1: two lines, from the cache
+        await pilot.pause()
+        assert table.render_count == rendered + 1
+
+
+async def test_rows_coming_and_going_below_a_capped_table_ask_for_no_layout():
+    app = BoxedApp()
+    async with app.run_test(size=(60, 16)) as pilot:
+        table = app.query_one(VirtualTable)
+        table.upsert(keys(30))
+        for _ in range(3):  # the table grows to its cap, then its scrollbar comes: two layouts
+            await pilot.pause()
+        layouts = table._layout_updates
+        table.upsert(keys(5, "zzz"))
+        table.remove(["row-00020", "row-00021"])
+        await pilot.pause()
+        assert table._layout_updates == layouts
+        assert table.virtual_size.height == 34
+        table.set_filter("row-0000")  # 10 rows: the table's box still capped at 8 lines
+        await pilot.pause()
+        table.set_filter("row-00001")  # 1 row: the table shrinks, which needs a layout
+        await pilot.pause()
+        assert table._layout_updates > layouts
+        assert table.size.height == 2
+
+
+# ---------------------------------------------------------------- property: incremental == whole
+
+ACTIONS = st.one_of(
+    st.tuples(st.just("set"), st.integers(0, 59), st.sampled_from(["", "x", "longer value", "y" * 30])),
+    st.tuples(st.just("add"), st.integers(0, 59), st.just("")),
+    st.tuples(st.just("remove"), st.integers(0, 59), st.just("")),
+    st.tuples(st.just("cursor"), st.integers(-3, 3), st.just("")),
+    st.tuples(st.just("page"), st.integers(-1, 1), st.just("")),
+    st.tuples(st.just("tick"), st.just(0), st.just("")),
+    st.tuples(st.just("busy"), st.just(0), st.just("")),
+)
+
+
+async def incremental_matches_whole(actions) -> None:
+    app = BoxedApp()
+    async with app.run_test(size=(60, 16)) as pilot:
+        table = app.query_one(VirtualTable)
+        source = app.source
+        names = keys(60)
+        table.upsert(names[::2])
+        await pilot.pause()
+        for action, number, value in actions:
+            key = names[number] if action in ("set", "add", "remove") else None
+            if action == "set":
+                source.values[key] = value
+                if number % 3:
+                    table.invalidate()  # time moved: every visible row is read again
+                else:
+                    table.upsert([key])  # the engine said this row changed
+            elif action == "add":
+                table.upsert([key])
+            elif action == "remove":
+                table.remove([key])
+            elif action == "cursor":
+                table.move_cursor(table.cursor_index + number)
+            elif action == "page":
+                table.move_cursor(table.cursor_index + number * table.visible_rows)
+            elif action == "tick":
+                table.invalidate()
+            elif action == "busy":  # a paint while the engine runs shows placeholders
+                source.idle = False
+                table.refresh()
+                await pilot.pause()
+                source.idle = True
+                table.invalidate()
+            await pilot.pause()
+        shown = screen_text(app)
+        table._invalidate_all()
+        await pilot.pause()
+        assert shown == screen_text(app)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(ACTIONS, min_size=1, max_size=12))
+def test_incremental_repaints_show_what_a_whole_repaint_shows(actions):
+    import asyncio
+
+    asyncio.run(incremental_matches_whole(actions))

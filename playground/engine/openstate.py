@@ -29,7 +29,7 @@ import threading
 import zlib
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
@@ -69,13 +69,17 @@ class OpenStateCache:
         digest.update(source_digest())
         return self.directory / f"{digest.hexdigest()[:32]}.state"
 
-    def worth_keeping(self, sim: "Simulation") -> bool:
-        return len(sim.store.pods) + len(sim.store.nodes) >= KEEP_FROM
+    def open_sim(self, sim: "Simulation", run_instant_zero: "Callable[[], None]") -> None:
+        """Open `sim` (built, not yet opened): restore its kept opened state, or run instant 0 and
+        keep the state it opened in."""
+        path = self.path(sim)
+        if not self.restore(sim, path):
+            run_instant_zero()
+            self.keep(sim, path)
 
-    def restore(self, sim: "Simulation") -> bool:
+    def restore(self, sim: "Simulation", path: Path) -> bool:
         """Replace the state of `sim` (built, not yet opened) by its kept opened state."""
         self.restored = False
-        path = self.path(sim)
         try:
             with open(path, "rb") as f:
                 if f.readline() != MAGIC:
@@ -102,12 +106,9 @@ class OpenStateCache:
         self.restored = True
         return True
 
-    def keep(self, sim: "Simulation") -> None:
+    def keep(self, sim: "Simulation", path: Path) -> None:
         """Write the opened state of `sim` (in a forked child, unless `fork` is off)."""
-        if not self.worth_keeping(sim):
-            return
-        path = self.path(sim)
-        if path.exists():
+        if len(sim.store.pods) + len(sim.store.nodes) < KEEP_FROM or path.exists():
             return
         if not self.fork:
             self._write(sim, path)

@@ -425,9 +425,12 @@ class Simulation:
         of them is garbage, so collections would only rescan them (about 7 % of opening 150,000
         pods). The run is the same as without the pause. With an `open_cache`, a state kept from an
         earlier open of the same scenario by the same code is restored instead (openstate.py)."""
-        cache = self.open_cache
-        if cache is not None and cache.restore(self):
-            return
+        if self.open_cache is not None:
+            self.open_cache.open_sim(self, self._run_instant_zero)
+        else:
+            self._run_instant_zero()
+
+    def _run_instant_zero(self) -> None:
         collecting = gc.isenabled()
         gc.disable()
         try:
@@ -435,8 +438,6 @@ class Simulation:
         finally:
             if collecting:
                 gc.enable()
-        if cache is not None:
-            cache.keep(self)
 
     def _run_to(self, until: int) -> None:
         if self.history is not None:

@@ -112,8 +112,7 @@ class EventRecorder:
         new = Event(now, type_, reason, obj, message, source, 1, now, uid, instance, self.total)
         self.events.append(new)
         if event is None:
-            if self._by_hash.setdefault(hashed, new) is not new:  # as _index does
-                self._collided[key] = new
+            self._index(key, new, hashed)
         elif self._by_hash.get(hashed) is event:  # its earlier Event left the bounded log
             self._by_hash[hashed] = new
         else:

@@ -207,9 +207,7 @@ class WorkloadControllers:
             rs = self.replicasets.get(name)
             if rs is not None:
                 self.dirty_deployments.add(rs.deployment)
-                wakeup = self._wakeup
-                if wakeup.at is None or wakeup.at > self.sim.clock.now:
-                    wakeup.arm(self.sim.clock.now)  # _kick, without its calls when already armed
+                self._wakeup.arm(self.sim.clock.now)  # _kick, one call less: every pod of a ReplicaSet comes here
         elif owner.kind == "DaemonSet" and pod.affinity_node_name \
                 and what in ("removed", "deleting", "phase", "added"):
             index = self._daemon_pods.setdefault((pod.owner.name, pod.affinity_node_name), {})

@@ -60,6 +60,36 @@ class Clock:
         self._live.add(self._seq)
         return self._seq
 
+    def reserve(self, count: int) -> int:
+        """Set aside `count` timer ids for `call_with_id`; returns the first. Timers added later
+        with them are ordered as if they had been added now."""
+        first = self._seq + 1
+        self._seq += count
+        return first
+
+    def call_with_id(self, timer_id: int, due: int, phase: int, handler: str, *args: Any) -> int:
+        """call_at with an id set aside by `reserve` (never one already used)."""
+        if handler not in self._handlers:
+            raise KeyError(f"no timer handler named {handler!r}")
+        heapq.heappush(self._heap, (max(due, self.now), phase, timer_id, handler, args))
+        self._live.add(timer_id)
+        return timer_id
+
+    def newest_id(self) -> int:
+        """The id of the newest timer added with call_at (or the last id reserved)."""
+        return self._seq
+
+    def remove(self, keep: Callable[[tuple], bool]) -> None:
+        """Drop the pending timers `keep` refuses (given each heap entry: due, phase, id, handler,
+        args)."""
+        dropped = [entry for entry in self._heap if not keep(entry)]
+        if dropped:
+            self._heap = [entry for entry in self._heap if keep(entry)]
+            heapq.heapify(self._heap)
+            for entry in dropped:
+                self._live.discard(entry[2])
+                self._cancelled.discard(entry[2])
+
     def cancel(self, timer_id: int | None) -> None:
         if timer_id is not None and timer_id in self._live:
             self._live.discard(timer_id)

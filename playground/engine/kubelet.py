@@ -105,8 +105,8 @@ class ContainerStarts:
 
     def add(self, node_name: str, container: "Container", due: int) -> None:
         clock = self.sim.clock
-        # clock._seq is the id of the newest timer: unchanged means no timer came between.
-        if self._open is None or self._open_due != due or clock._seq != self._open_timer:
+        # The newest timer id unchanged means no timer came between.
+        if self._open is None or self._open_due != due or clock.newest_id() != self._open_timer:
             self._number += 1
             self._open = self._number
             self._open_due = due

@@ -4,10 +4,14 @@ placing every pod again.
 Opening places every pod created at t=0 through the scheduler's own cycles (`Simulation._open`): at
 5,000 nodes and 150,000 pods that is about 15 s of CPU. The outcome depends only on the scenario and
 on this code, so it is kept: the state right after instant 0, pickled as a time-travel checkpoint
-(history.py), in a file named by a hash of the validated scenario, the event log's limit, the
-source files of the engine, and the Python and numpy versions. Opening the same scenario with the
-same code restores that state (about 1.5 s at 150,000 pods); a change of scenario or code is a miss,
-and a damaged or foreign file is a miss too (it is removed).
+(history.py), in a file named by a hash of what instant 0 depends on (the validated scenario but
+its name, description, duration and the timeline and expectations after t=0:
+`Simulation.opening_key`), the event log's limit, the source files of the engine, and the Python and
+numpy versions. Opening the same cluster with the same code restores that state (about 1.5 s at
+150,000 pods), whatever the scenario scripts after t=0: the restored state takes this scenario's
+later timeline and expectations (`Simulation.adopt_script`), as a build of it would have. A change of
+what instant 0 depends on, or of the code, is a miss, and a damaged or foreign file is a miss too
+(it is removed).
 
 Only scenarios of at least `KEEP_FROM` pods and nodes are kept, the size from which time travel also
 writes its checkpoints in a forked child: the child pickles and compresses the state while the
@@ -63,8 +67,7 @@ class OpenStateCache:
         return cls(Path(base) / "cluster-playground")
 
     def path(self, sim: "Simulation") -> Path:
-        text = sim.scenario.model_dump_json().encode()
-        digest = hashlib.sha256(text)
+        digest = hashlib.sha256(sim.opening_key())
         digest.update(repr((sim.store.recorder.events.maxlen, sys.version, np.__version__)).encode())
         digest.update(source_digest())
         return self.directory / f"{digest.hexdigest()[:32]}.state"
@@ -97,6 +100,7 @@ class OpenStateCache:
         except Exception:  # noqa: BLE001 - a file this code cannot read is a miss, never an error
             _remove(path)
             return False
+        sim.adopt_script()
         if history is not None and sim.metrics is None:
             # Recording from before the open (the TUI), restoring a state kept without: the figures
             # follow the restored store (instant 0's sample is the one taken before the open).

@@ -85,6 +85,10 @@ from ..scenario.validation import MAX_TIME_MS
 from ..units import format_cpu, format_duration, format_memory, parse_duration
 
 PHASE_EXPECT = 8
+# Timer ids set aside for the timeline and the expectations (see Simulation._schedule_script): more
+# than any scenario file can hold.
+SCRIPT_IDS = 1 << 32
+SCRIPT_HANDLERS = ("timeline.apply", "expect.check")
 PHASE_AFTER_CONTROLLERS = 9  # live operations, and saved ones (afterControllers = true)
 
 
@@ -287,11 +291,47 @@ class Simulation:
         self.podgc.start()
         for index, spec in enumerate(sc.pods):
             self.clock.call_at(spec.at or 0, PHASE_OPERATIONS, "pods.create", index)
+        self._script_ids = self.clock.reserve(SCRIPT_IDS)
+        self._schedule_script(0)
+
+    def _schedule_script(self, after: int) -> None:
+        """The timeline's and the expectations' timers due after `after` ms, with ids set aside at
+        the build: ordered after the build's timers and before any timer of the run, however many
+        entries there are. So instant 0 does not depend on what the scenario scripts later, and an
+        opened state kept for one script serves another (openstate.py, `adopt_script`)."""
+        sc = self.scenario
+        first = self._script_ids
+        clock = self.clock
         for index, entry in enumerate(sc.timeline):
-            phase = PHASE_AFTER_CONTROLLERS if entry.afterControllers else PHASE_OPERATIONS
-            self.clock.call_at(entry.at, phase, "timeline.apply", index)
+            if entry.at >= after:
+                phase = PHASE_AFTER_CONTROLLERS if entry.afterControllers else PHASE_OPERATIONS
+                clock.call_with_id(first + index, entry.at, phase, "timeline.apply", index)
+        first += len(sc.timeline)
         for index, exp in enumerate(sc.expect):
-            self.clock.call_at(exp.at, PHASE_EXPECT, "expect.check", index)
+            if exp.at >= after:
+                clock.call_with_id(first + index, exp.at, PHASE_EXPECT, "expect.check", index)
+
+    def opening_key(self) -> bytes:
+        """What instant 0 depends on: the scenario without its name, description, duration and the
+        timeline and expectations after t=0 (their timers come later; see _schedule_script)."""
+        sc = self.scenario
+        meta = sc.scenario.model_copy(update={"name": "", "description": "", "duration": 0})
+        opening = sc.model_copy(update={
+            "scenario": meta,
+            "timeline": [entry for entry in sc.timeline if entry.at == 0],
+            "expect": [exp for exp in sc.expect if exp.at == 0],
+        })
+        at_zero = ([i for i, entry in enumerate(sc.timeline) if entry.at == 0],
+                   [i for i, exp in enumerate(sc.expect) if exp.at == 0])
+        return opening.model_dump_json().encode() + repr(at_zero).encode()
+
+    def adopt_script(self) -> None:
+        """After restoring an opened state kept for another script of the same opening (the same
+        opening_key): that script's later timers go, this scenario's come, with the ids a build of
+        this scenario gives them."""
+        self.clock.remove(lambda entry: entry[0] == 0 or entry[3] not in SCRIPT_HANDLERS)
+        self._schedule_script(1)
+        self.duration = self.scenario.scenario.duration
 
     def add_node(self, name: str, spec, kubelet_settings: KubeletSettings) -> Node:
         self._node_specs[name] = (spec, kubelet_settings)

@@ -85,11 +85,11 @@ from ..scenario.validation import MAX_TIME_MS
 from ..units import format_cpu, format_duration, format_memory, parse_duration
 
 PHASE_EXPECT = 8
+PHASE_AFTER_CONTROLLERS = 9  # live operations, and saved ones (afterControllers = true)
 # Timer ids set aside for the timeline and the expectations (see Simulation._schedule_script): more
 # than any scenario file can hold.
 SCRIPT_IDS = 1 << 32
 SCRIPT_HANDLERS = ("timeline.apply", "expect.check")
-PHASE_AFTER_CONTROLLERS = 9  # live operations, and saved ones (afterControllers = true)
 
 
 @dataclass(slots=True)
@@ -295,8 +295,8 @@ class Simulation:
         self._schedule_script(0)
 
     def _schedule_script(self, after: int) -> None:
-        """The timeline's and the expectations' timers due after `after` ms, with ids set aside at
-        the build: ordered after the build's timers and before any timer of the run, however many
+        """The timeline's and the expectations' timers due at or after `after` ms, with ids set aside
+        at the build: ordered after the build's timers and before any timer of the run, however many
         entries there are. So instant 0 does not depend on what the scenario scripts later, and an
         opened state kept for one script serves another (openstate.py, `adopt_script`)."""
         sc = self.scenario

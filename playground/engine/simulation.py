@@ -87,8 +87,9 @@ from ..units import format_cpu, format_duration, format_memory, parse_duration
 PHASE_EXPECT = 8
 PHASE_AFTER_CONTROLLERS = 9  # live operations, and saved ones (afterControllers = true)
 # Timer ids set aside for the timeline and the expectations (see Simulation._schedule_script): more
-# than any scenario file can hold.
-SCRIPT_IDS = 1 << 32
+# than any scenario file can hold, and few enough that the run's ids stay one-digit ints (below 2**30)
+# for its first half a billion timers.
+SCRIPT_IDS = 1 << 29
 SCRIPT_HANDLERS = ("timeline.apply", "expect.check")
 
 

@@ -90,11 +90,15 @@ def opened(sc, cache: OpenStateCache | None) -> Simulation:
     return sim
 
 
-def outcome(sim: Simulation) -> tuple:
-    sim.run_until(15 * 60)
+def state(sim: Simulation) -> tuple:
     results = [(r.time, r.passed, r.checks) for r in sim.expectation_results]
     return (json.dumps(snapshot(sim), sort_keys=True), [e.as_dict() for e in sim.store.recorder.events],
             results, sim.rng.getstate(), sim.clock.now, sim.duration)
+
+
+def outcome(sim: Simulation) -> tuple:
+    sim.run_until(15 * 60)
+    return state(sim)
 
 
 def test_the_script_timers_come_between_the_build_and_the_run_whatever_their_number():
@@ -143,3 +147,26 @@ def test_what_instant_zero_depends_on_is_a_miss(cache):
     opened(sc, cache)
     assert not cache.restored
     assert len(list(cache.directory.glob("*.state"))) == 3
+
+
+def test_time_travel_over_another_script_after_a_restore(cache):
+    """The TUI records its history from before the open: going back and forth over the new script's
+    operations gives the states a cold open of the new scenario had at those instants."""
+    opened(scenario(SCRIPT_A), cache)
+
+    def recorded(cache_or_none):
+        sim = Simulation(scenario(SCRIPT_B))
+        sim.open_cache = cache_or_none
+        sim.enable_history()
+        sim.run_until(15 * 60)
+        return sim
+
+    restored, cold = recorded(cache), recorded(None)
+    assert cache.restored
+    assert outcome(restored) == outcome(cold)
+    for seconds in (200, 30, 0, 600):
+        restored.seek(seconds)
+        cold.seek(seconds)
+        assert restored.clock.now == seconds * 1000
+        assert state(restored) == state(cold)
+    assert outcome(restored) == outcome(cold)  # and on along the recorded future

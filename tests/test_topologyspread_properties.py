@@ -13,8 +13,10 @@ COLUMNAR_EXAMPLES sets the number of examples (default 40; e.g. 1000 for a long 
 
 from __future__ import annotations
 
+import math
 import os
 
+import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import make_sim
@@ -337,3 +339,39 @@ def test_system_default_scores_follow_binds_and_deletes(steps, zones, per_zone):
         want = pts.score_reference(incoming, constraints, False, [order[r] for r in rows], store.nodes.values(),
                                    store.pods_on)
         assert got == want, (i, action)
+
+
+# ---------------------------------------------------------------- the raw table's array path
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.floats(0, 1e9, allow_nan=False),
+                          st.integers(0, 10**6).map(lambda n: n + 0.5),  # exact halves
+                          st.integers(0, 10**6).map(lambda n: n + 0.49999999999999994)), min_size=1, max_size=50))
+def test_go_round_array_is_go_round_on_every_value(values):
+    assert pts.go_round_array(np.array(values, dtype=np.float64)).tolist() == [float(pts.go_round(v)) for v in values]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 200), st.integers(1, 12), st.integers(0, 3), st.integers(0, 3),
+       st.lists(st.lists(st.integers(0, 5000), min_size=1, max_size=12), min_size=1, max_size=6))
+def test_a_column_scored_with_arrays_is_the_column_scored_per_row(rows, nodes_per_domain, h_extra, z_extra, sums_seq):
+    """_score_domains with arrays (ARRAY_FROM rows and more) against the per-row list, over a sequence
+    of domain sums, as binds change one domain after another."""
+    domains = len(sums_seq[0])
+    weights = (math.log(rows * nodes_per_domain + 2), math.log(domains + 2), h_extra, z_extra)
+    tables = []
+    for array_from in (1 << 30, 0):  # per row, then arrays
+        entry = pts.RawTable(rows, domains)
+        entry.host_terms = [h * weights[0] + h_extra for h in range(rows)]
+        entry.host_array = np.array(entry.host_terms, dtype=np.float64)
+        seen = []
+        old_from, pts.ARRAY_FROM = pts.ARRAY_FROM, array_from
+        try:
+            for sums in sums_seq:
+                current = (sums + [0] * domains)[:domains]
+                pts._score_domains(entry, weights, current)
+                seen.append(entry.table.copy())
+        finally:
+            pts.ARRAY_FROM = old_from
+        tables.append(seen)
+    assert all((a == b).all() for a, b in zip(*tables))

@@ -101,26 +101,26 @@ def num_feasible_nodes_to_find(num_all_nodes: int, percentage: int) -> int:
 def feasible_window(feasible: np.ndarray, start: int, to_find: int) -> tuple[np.ndarray, int]:
     """The rows findNodesThatPassFilters keeps: from `start`, round-robin over the rows, the first
     `to_find` feasible ones; and how many rows that took (all of them when fewer are feasible).
-    The common case (a window of feasible rows that does not wrap) is a slice of one range."""
+    The common case (a window of feasible rows that does not wrap) is a slice of one range.
+    (`a.nonzero()[0]`, not np.flatnonzero: the same array for one call, not three.)"""
     count = len(feasible)
     end = start + to_find
     if end <= count and np.count_nonzero(feasible[start:end]) == to_find:
         return ROWS[start:end] if end <= len(ROWS) else np.arange(start, end), to_find
     # Some rows in reach are rejected (a tainted zone's, full nodes): most windows still end within
-    # twice their size, before the end of the rows.
-    found = np.flatnonzero(feasible[start:start + 2 * to_find])
-    if len(found) >= to_find:
-        rows = found[:to_find]
-        rows += start
+    # twice their size.
+    after = feasible[start:start + 2 * to_find].nonzero()[0]
+    if len(after) < to_find and start + 2 * to_find < count:
+        after = feasible[start:].nonzero()[0]  # many rejected rows: every feasible one from start on
+    after += start
+    if len(after) >= to_find:
+        rows = after[:to_find]
         return rows, int(rows[-1]) - start + 1
-    positions = np.flatnonzero(feasible)
-    k = int(np.searchsorted(positions, start))
-    rows = np.concatenate((positions[k:], positions[:k]))[:to_find] if k else positions[:to_find]
+    # The window wraps past the last row to the first ones.
+    rows = np.concatenate((after, feasible[:start].nonzero()[0][:to_find - len(after)]))
     if len(rows) == to_find:
         return rows, (int(rows[-1]) - start) % count + 1
     return rows, count
-
-
 
 
 def fit_error_message(num_all_nodes: int, statuses: dict[str, Status], post_filter_message: str = "",

@@ -196,6 +196,14 @@ def go_round(x: float) -> int:
     return int(whole) + (1 if x - whole >= 0.5 else 0)
 
 
+def go_round_array(x: np.ndarray) -> np.ndarray:
+    """go_round of every value of `x` (>= 0, float64), as floats: the same floor, subtraction and
+    comparison, element by element."""
+    whole = np.floor(x)
+    whole += (x - whole) >= 0.5
+    return whole
+
+
 def normalize(scores: list[int], ignored: list[bool]) -> list[int]:
     """NormalizeScore."""
     valid = [s for s, skip in zip(scores, ignored) if not skip]
@@ -481,18 +489,22 @@ class HostZonePlan:
         return raw
 
 
+ARRAY_FROM = 16  # rows of a raw table from which a column is scored with arrays (_score_domains)
+
+
 class RawTable:
     """HOST_ZONE's raw scores (times MaxNodeScore) of one set of weights by pair key (matching
     pods x domains + domain), for `rows` values of matching pods, and the domain sums they were
     scored with."""
 
-    __slots__ = ("table", "flat", "sums", "host_terms")
+    __slots__ = ("table", "flat", "sums", "host_terms", "host_array")
 
     def __init__(self, rows: int, domains: int) -> None:
         self.table = np.zeros((rows, domains), dtype=np.int64)
         self.flat = self.table.reshape(-1)  # a view: pair keys index it
         self.sums: list[int] | None = None
         self.host_terms: list[float] = []  # matching pods x the hostname weight + its maxSkew - 1
+        self.host_array = np.zeros(0)  # the same, as an array
 
 
 def raw_table(zone, weights: tuple[float, float, int, int], sums: np.ndarray, rows: int, domains: int) -> np.ndarray:
@@ -507,6 +519,7 @@ def raw_table(zone, weights: tuple[float, float, int, int], sums: np.ndarray, ro
         entry = tables[weights] = RawTable(max(rows, 2 * len(entry.table) if entry else rows), domains)
         wh, _wz, h_extra, _z_extra = weights
         entry.host_terms = [h * wh + h_extra for h in range(len(entry.table))]
+        entry.host_array = np.array(entry.host_terms, dtype=np.float64)
     current = sums.tolist()
     if current != entry.sums:
         _score_domains(entry, weights, current)
@@ -514,12 +527,21 @@ def raw_table(zone, weights: tuple[float, float, int, int], sums: np.ndarray, ro
 
 
 def _score_domains(entry: RawTable, weights: tuple[float, float, int, int], current: list[int]) -> None:
+    """Score again the columns of the domains whose sums changed: in Python for a few rows, with
+    arrays from ARRAY_FROM rows (many matching pods on one node), where a column costs one
+    go_round_array instead of a call per row. Both add, floor and compare the same float64 values."""
     _wh, wz, _h_extra, z_extra = weights
     old = entry.sums
+    terms = entry.host_terms
     for z, total in enumerate(current):
         if old is None or old[z] != total:
             domain_term = total * wz + z_extra
-            entry.table[:, z] = [go_round(term + domain_term) * MAX_NODE_SCORE for term in entry.host_terms]
+            if len(terms) < ARRAY_FROM:
+                entry.table[:, z] = [go_round(term + domain_term) * MAX_NODE_SCORE for term in terms]
+            else:
+                column = go_round_array(entry.host_array + domain_term)
+                column *= MAX_NODE_SCORE
+                entry.table[:, z] = column
     entry.sums = current
 
 

@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from .scenario import ScenarioError, load_scenario
+from .scenario import Scenario, ScenarioError, load_scenario
 from .scenario.validation import MAX_TIME_MS
 from .units import UnitError, format_duration, parse_duration
 
@@ -102,8 +102,21 @@ def _until(text: str | None, default: int) -> int:
     return until
 
 
+def _read(file: str) -> "Scenario":
+    """A scenario file, or a kubectl dump (told by its suffix: .yaml, .yml, .json) imported as
+    `playground import` does, with the import's report on stderr: every command opens both."""
+    if Path(file).suffix.lower() in DUMP_SUFFIXES:
+        from .manifests import import_files
+
+        imported = import_files([file])
+        for line in imported.report.lines():
+            print(line, file=sys.stderr)
+        return imported.scenario
+    return load_scenario(file)
+
+
 def _validate(file: str) -> int:
-    scenario = load_scenario(file)
+    scenario = _read(file)
     nodes = len(scenario.node_names())
     print(f"{file}: ok ({scenario.scenario.name}: {nodes} nodes, {len(scenario.deployments)} deployments, "
           f"{len(scenario.timeline)} timeline entries, {len(scenario.expect)} expectations)")
@@ -147,7 +160,7 @@ def _sim(file: str, until: str | None, as_json: bool, plot: str | None = None) -
         if problem is not None:
             print(f"playground: {problem}", file=sys.stderr)
             return 2
-    sim = Simulation(load_scenario(file))
+    sim = Simulation(_read(file))
     sim.open_cache = OpenStateCache.default()
     _report_progress(sim)
     end = _until(until, sim.duration)
@@ -176,7 +189,7 @@ def _check(file: str, until: str | None) -> int:
     from .engine import Simulation
     from .engine.openstate import OpenStateCache
 
-    scenario = load_scenario(file)
+    scenario = _read(file)
     sim = Simulation(scenario)
     sim.open_cache = OpenStateCache.default()
     _report_progress(sim)
@@ -234,7 +247,7 @@ def _export(file: str, output: str, speed_text: str) -> int:
         speed = -1.0
     if not speed > 0 or speed == float("inf"):
         raise UnitError(f"--speed: expected a positive number such as 1 or 10, got {speed_text!r}")
-    scenario = load_scenario(file)
+    scenario = _read(file)
     try:
         written = export(scenario, output, speed)
     except OSError as exc:
@@ -246,16 +259,9 @@ def _export(file: str, output: str, speed_text: str) -> int:
 
 def _tui(file: str | None, paused: bool) -> int:
     path = Path(file) if file else DEFAULT_SCENARIO
+    scenario = _read(str(path))
     if path.suffix.lower() in DUMP_SUFFIXES:
-        from .manifests import import_files
-
-        imported = import_files([str(path)])
-        for line in imported.report.lines():
-            print(line, file=sys.stderr)
-        scenario = imported.scenario
         path = path.with_suffix(".toml")  # where a save goes: the dump itself stays as it was
-    else:
-        scenario = load_scenario(path)
     try:
         from .tui.app import PlaygroundApp
     except ImportError as exc:  # pragma: no cover - textual is a hard dependency

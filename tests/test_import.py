@@ -393,3 +393,38 @@ def test_pod_affinity_and_spread_constraints_are_kept_and_enforced():
     assert sim.store.pods["default/x-2"].node_name is None
     [failed] = [e for e in sim.store.recorder.events if e.reason == "FailedScheduling"]
     assert failed.message.startswith("0/1 nodes are available: 1 node(s) didn't match pod anti-affinity rules.")
+
+
+def test_every_command_opens_a_dump_as_the_tui_does(tmp_path, capsys):
+    """validate, sim, check and export read a kubectl dump (by its suffix) through the same import
+    as `playground FILE`, the import's report on stderr; the run is the imported scenario's."""
+    dump = DUMPS / "eks-cluster.json"
+    scenario_file = tmp_path / "eks.toml"
+    assert main(["import", str(dump), "-o", str(scenario_file)]) == 0
+    capsys.readouterr()
+
+    assert main(["validate", str(dump)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith(f"{dump}: ok (eks-cluster: 3 nodes, 2 deployments")
+    assert "Imported 3 nodes, 11 pods" in captured.err
+
+    assert main(["sim", str(dump), "--until", "2m", "--json"]) == 0
+    from_dump = capsys.readouterr()
+    assert "Not represented" in from_dump.err
+    assert main(["sim", str(scenario_file), "--until", "2m", "--json"]) == 0
+    assert from_dump.out == capsys.readouterr().out  # the same run as the imported scenario's
+
+    assert main(["check", str(dump)]) == 0
+    assert f"{dump}: no [[expect]] entries to check" in capsys.readouterr().out
+
+    out = tmp_path / "export"
+    assert main(["export", str(dump), "-o", str(out)]) == 0
+    assert (out / "10-nodes.yaml").exists() and (out / "20-workloads.yaml").exists()
+
+
+def test_a_bad_dump_given_to_sim_exits_2_naming_it(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("kind: Pod\nmetadata: {name: p}\nspec: {}\n")
+    assert main(["sim", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "bad.yaml: Pod default/p: spec.containers is missing" in err and "Traceback" not in err

@@ -170,3 +170,25 @@ def test_time_travel_over_another_script_after_a_restore(cache):
         assert restored.clock.now == seconds * 1000
         assert state(restored) == state(cold)
     assert outcome(restored) == outcome(cold)  # and on along the recorded future
+
+
+def test_rewinding_before_every_kept_checkpoint_opens_from_the_kept_state(cache):
+    """An instant older than every checkpoint kept is rebuilt from the scenario: its instant 0 is an
+    open like any other (from the kept opened state here), and the rebuilt simulation counts as
+    opened, so running on continues from the instant gone back to."""
+    sc = scenario(SCRIPT_B)
+    opened(sc, cache)  # keeps the opened state
+    sim = Simulation(scenario(SCRIPT_B))
+    sim.open_cache = cache
+    history = sim.enable_history(budget=1)  # every checkpoint but the newest is thinned away
+    sim.run_until(10 * 60)
+    assert history.checkpoints[0].time > 60_000
+    cache.restored = False
+    sim.seek(45)
+    assert cache.restored and sim.clock.now == 45_000
+    cache.restored = False
+    sim.run_until(12 * 60)
+    assert not cache.restored  # runs on from 45 s: not opened again (restored, then replayed from 0)
+    straight = Simulation(scenario(SCRIPT_B))
+    straight.run_until(12 * 60)
+    assert state(sim) == state(straight)

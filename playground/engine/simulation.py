@@ -455,10 +455,14 @@ class Simulation:
         return self.store.take_changes()
 
     def run_until_ms(self, until: int) -> None:
+        self.open_now()
+        self._run_to(until)
+
+    def open_now(self) -> None:
+        """Run instant 0 if it has not run yet (see _open)."""
         if not self._opened:
             self._opened = True
             self._open()
-        self._run_to(until)
 
     def _open(self) -> None:
         """Instant 0, where a scenario opens in its steady state (every pod created at t=0 placed),

@@ -458,6 +458,11 @@ class Simulation:
         self.open_now()
         self._run_to(until)
 
+    @property
+    def opened(self) -> bool:
+        """Instant 0 has run: the scenario stands in its steady state (see _open)."""
+        return self._opened
+
     def open_now(self) -> None:
         """Run instant 0 if it has not run yet (see _open)."""
         if not self._opened:

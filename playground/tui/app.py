@@ -132,14 +132,15 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         self.refresh_chrome()
         self.views[self.current_view].frame(True)
         self.views[self.current_view].table.focus()
-        self._freeze_heap()
+        self.freeze_heap()
+        self.timecontrol.open_scenario()
         if self.auto_frames:
             self.set_interval(1 / self.refresh_hz, self._timer_frame, name="frame")
             self.set_interval(0.5, self._busy_chrome, name="busy")
             self.set_interval(0.1, self.refresh_progress, name="progress")
 
     @staticmethod
-    def _freeze_heap() -> None:
+    def freeze_heap() -> None:
         """Move the freshly built cluster out of the garbage collector's sight: with 150,000 pods a
         full collection scans millions of objects and stalls the event loop for up to a second.
         The objects stay alive as usual; they are only not scanned for cycles. Unfreezing first lets a
@@ -213,6 +214,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
 
     async def frame(self) -> FrameResult:
         """Advance the engine as the speed asks (within the budget), then update the widgets."""
+        await self.timecontrol.opened()
         result = await self.runner.frame()
         if self._exit or not self.is_running:  # quitting while the engine ran: the widgets are going
             return result
@@ -419,7 +421,8 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
             view.update_title()
         self.views[self.current_view].frame(True)
         self.refresh_chrome()
-        self._freeze_heap()
+        self.freeze_heap()
+        self.timecontrol.open_scenario()
         self.notify(Text(f"{scenario.scenario.name}: {len(self.sim.store.nodes)} nodes"),
                     title=f"Loaded {path.name if path else 'scenario'}")
 

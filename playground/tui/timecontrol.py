@@ -68,6 +68,7 @@ class TimeControl:
 
     def __init__(self, app: "PlaygroundApp") -> None:
         self.app = app
+        self.opening = None  # the worker running the scenario's instant 0 (open_scenario)
 
     @property
     def runner(self) -> "EngineRunner":
@@ -109,6 +110,7 @@ class TimeControl:
 
     async def advance(self, ticks: int = 1) -> "FrameResult":
         """Run exactly `ticks` ticks and update the screen (tests, screenshots)."""
+        await self.opened()
         result = await self.runner.run_ticks(ticks)
         self.app.update_views(result)
         return result
@@ -118,6 +120,31 @@ class TimeControl:
         sim = self.app.sim
         ticks = max(0, -(-(ms - sim.clock.now) // sim.tick))
         return await self.advance(ticks)
+
+    def open_scenario(self) -> None:
+        """A scenario opens in its steady state: its instant 0 runs as soon as it is loaded (in the
+        engine thread, under the opening bar), not at the first step, so that T+0s shows the opened
+        cluster, the state going back to 0 s shows too, also when the app starts paused."""
+        if not self.app.sim.opened:
+            self.opening = self.app.run_worker(self._open(), group="frame", name="open")
+
+    async def opened(self) -> None:
+        """Wait for the scenario's opening, so that frames step from the opened state, after its
+        redraw (never before it: the tables would be filled twice, in an order that varies)."""
+        opening = self.opening
+        if opening is not None and not opening.is_finished:
+            await opening.wait()
+
+    async def _open(self) -> None:
+        app = self.app
+        sim = app.sim
+        await self.runner.run_job(sim.open_now)
+        if sim is not app.sim:  # another scenario was loaded meanwhile
+            return
+        sim.history.free_retired()  # a restored opened state replaced the built one
+        sim.store.take_changes()
+        self.redraw_all()
+        app.freeze_heap()
 
     # ---------------------------------------------------------------- time travel
 

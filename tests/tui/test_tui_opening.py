@@ -100,7 +100,27 @@ def test_opening_bar_snapshot(snap_compare):
     app = make_app(OPENING)
 
     async def before(pilot):
+        await app.timecontrol.opened()  # the bar over the opened cluster, whichever comes first
         app.opening.show((450, 1200))
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
+
+
+async def test_a_paused_start_shows_the_opened_cluster_at_0s():
+    """A scenario opens in its steady state: started paused, the app shows T+0s with every pod of
+    instant 0 placed (the state going back to 0 s gives), not the cluster before its first step."""
+    app = make_app(OPENING)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.timecontrol.opened()
+        await pilot.pause()
+        assert app.sim.clock.now == 0 and app.sim.opened
+        assert sum(1 for pod in app.sim.store.pods.values() if pod.node_name) == 1200
+        assert app.view_count("pods") == 1200
+        assert "T+0s" in str(app.header.render())
+        await app.advance(1)
+        assert app.sim.clock.now == 1000
+        app.timecontrol.seek(0)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.sim.clock.now == 0 and app.view_count("pods") == 1200

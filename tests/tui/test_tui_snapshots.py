@@ -93,6 +93,7 @@ def test_drain_dialog(snap_compare):
 
 def test_help_screen(snap_compare):
     async def before(pilot):
+        await pilot.app.timecontrol.opened()
         await pilot.press("question_mark")
         await pilot.pause()
     assert snap_compare(make_app(), terminal_size=SIZE, run_before=before)

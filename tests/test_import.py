@@ -308,13 +308,14 @@ def test_cli_import_reads_stdin(monkeypatch, capsys):
     assert 'name = "k3s-server-0"' in out and 'namePrefix = "k3s-agent-"' in out
 
 
-def test_cli_import_of_a_bad_dump_exits_2_without_a_traceback(tmp_path, capsys):
+@pytest.mark.parametrize("command", ["import", "validate", "sim", "check"])
+def test_cli_a_bad_dump_exits_2_without_a_traceback(command, tmp_path, capsys):
     bad = tmp_path / "bad.yaml"
     bad.write_text("kind: Pod\nmetadata: {name: p}\nspec: {}\n")
-    assert main(["import", str(bad)]) == 2
+    assert main([command, str(bad)]) == 2
     err = capsys.readouterr().err
     assert "bad.yaml: Pod default/p: spec.containers is missing" in err and "Traceback" not in err
-    assert main(["import", str(tmp_path / "missing.yaml")]) == 2
+    assert main([command, str(tmp_path / "missing.yaml")]) == 2
 
 
 def test_an_owner_must_exist(tmp_path):
@@ -420,11 +421,3 @@ def test_every_command_opens_a_dump_as_the_tui_does(tmp_path, capsys):
     out = tmp_path / "export"
     assert main(["export", str(dump), "-o", str(out)]) == 0
     assert (out / "10-nodes.yaml").exists() and (out / "20-workloads.yaml").exists()
-
-
-def test_a_bad_dump_given_to_sim_exits_2_naming_it(tmp_path, capsys):
-    bad = tmp_path / "bad.yaml"
-    bad.write_text("kind: Pod\nmetadata: {name: p}\nspec: {}\n")
-    assert main(["sim", str(bad)]) == 2
-    err = capsys.readouterr().err
-    assert "bad.yaml: Pod default/p: spec.containers is missing" in err and "Traceback" not in err

@@ -396,3 +396,28 @@ def test_a_writer_dropped_while_its_child_writes_leaves_no_child_behind():
     del writer
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)  # killed and reaped: no such child any more
+
+
+def test_a_long_replay_takes_its_checkpoint_near_where_it_stops(monkeypatch):
+    """Going back far (checkpoints sparse, as at 150,000 pods at x1000): the replay takes its
+    checkpoint within the last interval before the instant it stops at, not at its start, so the
+    next steps back restore that one and replay a little."""
+    sim = Simulation(_LOADED["zone-outage"])
+    history = sim.enable_history()
+    history.fork_from = None
+    history.fixed_interval = True
+    history.interval = 1000 * sim.tick  # sparse while running: only the first checkpoint
+    for _ in range(90):
+        sim.step()
+    assert [cp.time for cp in history.checkpoints] == [0]
+    history.interval = 10 * sim.tick
+    target = 85 * sim.tick
+    sim.seek(target / 1000)
+    later = [cp.time for cp in history.checkpoints[1:]]
+    assert later and all(target - history.interval <= t <= target for t in later)  # none from 0 to 75 s
+    loaded = []
+    load = type(history)._load
+    monkeypatch.setattr(type(history), "_load", lambda self, cp, *a, **k: (loaded.append(cp.time), load(self, cp, *a, **k)))
+    sim.seek((target - sim.tick) / 1000)
+    assert loaded == [max(t for t in later if t < target)]  # the step back starts from one of them
+    assert document(sim) == document(straight("zone-outage", target - sim.tick))

@@ -284,10 +284,14 @@ class History:
         the figures after each instant with work and taking checkpoints on the way."""
         sim = self.sim
         clock = sim.clock
+        # Replaying what was recorded (after going back): a checkpoint near where the replay stops
+        # serves the next step back; one near where it started, which would keep the child busy for
+        # the rest of a long replay at 150,000 pods, would not.
+        quiet_until = until - self.interval if until <= self.head else None
         while True:
             op_due = self.operations[self.applied][0] if self.applied < len(self.operations) else None
             stop = until if op_due is None or op_due > until else op_due
-            self._run(stop)
+            self._run(stop, quiet_until)
             if op_due is None or op_due > until:
                 break
             clock.run_due(op_due)
@@ -298,7 +302,9 @@ class History:
         if until > self.head:
             self.head = until
 
-    def _run(self, until: int) -> None:
+    def _run(self, until: int, quiet_until: int | None = None) -> None:
+        """Run the timers due up to `until`, sampling and taking checkpoints (none before
+        `quiet_until`)."""
         clock = self.sim.clock
         while True:
             due = clock.next_due()
@@ -316,7 +322,8 @@ class History:
             # whatever the speed. How far apart large checkpoints are thus depends on the child's
             # speed; the state reached never does.
             if self.writer is None and (not self.checkpoints
-                                        or due >= self.checkpoints[-1].time + self.interval):
+                                        or due >= self.checkpoints[-1].time + self.interval) \
+                    and (quiet_until is None or due >= quiet_until):
                 self._checkpoint()
 
     def _sample(self) -> None:

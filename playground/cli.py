@@ -104,15 +104,23 @@ def _until(text: str | None, default: int) -> int:
 
 def _read(file: str) -> "Scenario":
     """A scenario file, or a kubectl dump (told by its suffix: .yaml, .yml, .json) imported as
-    `playground import` does, with the import's report on stderr: every command opens both."""
-    if Path(file).suffix.lower() in DUMP_SUFFIXES:
-        from .manifests import import_files
+    `playground import` does, with the import's report on stderr: every command opens both. A big
+    one comes from its kept copy when its bytes and the code are unchanged (openstate.read_source)."""
+    from .engine.openstate import OpenStateCache
 
-        imported = import_files([file])
-        for line in imported.report.lines():
-            print(line, file=sys.stderr)
-        return imported.scenario
-    return load_scenario(file)
+    def read() -> "tuple[Scenario, list[str]]":
+        if Path(file).suffix.lower() in DUMP_SUFFIXES:
+            from .manifests import import_files
+
+            imported = import_files([file])
+            return imported.scenario, imported.report.lines()
+        return load_scenario(file), []
+
+    cache = OpenStateCache.default()
+    scenario, lines = cache.read_source(Path(file), read) if cache is not None else read()
+    for line in lines:
+        print(line, file=sys.stderr)
+    return scenario
 
 
 def _validate(file: str) -> int:

@@ -106,3 +106,63 @@ def test_the_default_cache_follows_the_environment(monkeypatch, tmp_path):
     monkeypatch.delenv("PLAYGROUND_CACHE_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert OpenStateCache.default().directory == tmp_path / "xdg" / "cluster-playground"
+
+
+# ---------------------------------------------------------------- a big file's scenario, kept
+
+def counting_reader(path: Path, calls: list):
+    def read():
+        calls.append(path)
+        return load_scenario(path), ["a line of the report"]
+    return read
+
+
+def test_a_big_file_is_read_once_while_its_bytes_and_the_code_stay(cache, monkeypatch, tmp_path):
+    monkeypatch.setattr(openstate, "SOURCE_KEEP_FROM", 0)
+    path = tmp_path / "cluster.toml"
+    path.write_text(SCENARIO.read_text())
+    calls: list = []
+    first = cache.read_source(path, counting_reader(path, calls))
+    assert len(calls) == 1 and not cache.source_restored
+    again = cache.read_source(path, counting_reader(path, calls))
+    assert len(calls) == 1 and cache.source_restored  # the kept copy: the file is not read again
+    assert again[0].model_dump() == first[0].model_dump() and again[1] == ["a line of the report"]
+    path.write_text(SCENARIO.read_text() + "\n# edited\n")
+    cache.read_source(path, counting_reader(path, calls))
+    assert len(calls) == 2 and not cache.source_restored  # other bytes: read again
+    monkeypatch.setattr(openstate, "source_digest", lambda: b"another version of the code")
+    cache.read_source(path, counting_reader(path, calls))
+    assert len(calls) == 3
+
+
+def test_a_damaged_kept_scenario_is_a_miss_and_a_small_file_is_not_kept(cache, monkeypatch, tmp_path):
+    path = tmp_path / "cluster.toml"
+    path.write_text(SCENARIO.read_text())
+    calls: list = []
+    cache.read_source(path, counting_reader(path, calls))
+    assert not list(cache.directory.glob("*.scenario"))  # below SOURCE_KEEP_FROM: read every time
+    monkeypatch.setattr(openstate, "SOURCE_KEEP_FROM", 0)
+    cache.read_source(path, counting_reader(path, calls))
+    (kept,) = cache.directory.glob("*.scenario")
+    kept.write_bytes(kept.read_bytes()[:40])
+    scenario, _ = cache.read_source(path, counting_reader(path, calls))
+    assert len(calls) == 3 and scenario.scenario.name == load_scenario(path).scenario.name
+
+
+def test_sim_of_a_dump_again_reads_its_kept_scenario(monkeypatch, tmp_path, capsys):
+    from playground.cli import main
+    import playground.manifests as manifests
+
+    dump = Path(__file__).resolve().parent / "data" / "dumps" / "eks-cluster.json"
+    monkeypatch.setattr(openstate, "SOURCE_KEEP_FROM", 0)
+    monkeypatch.setattr(OpenStateCache, "default", classmethod(lambda cls: cls(tmp_path / "states", fork=False)))
+    assert main(["sim", str(dump), "--until", "2m", "--json"]) == 0
+    first = capsys.readouterr()
+
+    def no_import(*args, **kwargs):
+        raise AssertionError("the dump was read again")
+
+    monkeypatch.setattr(manifests, "import_files", no_import)
+    assert main(["sim", str(dump), "--until", "2m", "--json"]) == 0
+    second = capsys.readouterr()
+    assert second.out == first.out and second.err == first.err  # the same run, the same report

@@ -121,42 +121,49 @@ class OpenStateCache:
         return True
 
     def keep(self, sim: "Simulation", path: Path) -> None:
-        """Write the opened state of `sim` (in a forked child, unless `fork` is off)."""
+        """Write the opened state of `sim` (in a forked child, unless `fork` is off): the child's
+        copy-on-write image of the state is the opened state."""
         if len(sim.store.pods) + len(sim.store.nodes) < KEEP_FROM or path.exists():
             return
+        self._in_child(lambda: self._write(path, MAGIC + b"%d\n" % id(sim), History(sim)._dump(sim), "*.state"))
+
+    def _in_child(self, write: "Callable[[], None]") -> None:
+        """Run `write` in a forked child that the parent does not wait for (in this process when
+        `fork` is off, as in the tests)."""
         if not self.fork:
-            self._write(sim, path)
+            write()
             return
         try:
             pid = os.fork()
         except OSError:
             return
-        if pid == 0:  # the child: its copy-on-write image of the state is the opened state
+        if pid == 0:
             status = 1
             try:
-                gc.disable()
-                self._write(sim, path)
+                gc.disable()  # a collection would only copy pages the parent still shares
+                write()
                 status = 0
             finally:
                 os._exit(status)
         threading.Thread(target=os.waitpid, args=(pid, 0), daemon=True).start()
 
-    def _write(self, sim: "Simulation", path: Path) -> None:
+    def _write(self, path: Path, header: bytes, data: bytes, pattern: str) -> None:
+        """`header` and `data` compressed, written whole or not at all, then the oldest files of
+        `pattern` beyond KEEP removed."""
         self.directory.mkdir(parents=True, exist_ok=True)
-        data = zlib.compress(History(sim)._dump(sim), 1)
+        data = zlib.compress(data, 1)
         fd, temporary = tempfile.mkstemp(dir=self.directory, suffix=".partial")
         try:
             with os.fdopen(fd, "wb") as out:
-                out.write(MAGIC)
-                out.write(b"%d\n" % id(sim))
+                out.write(header)
                 out.write(data)
             os.replace(temporary, path)
         except OSError:
             _remove(Path(temporary))
             return
-        self._trim()
+        self._trim(pattern)
 
-    def _trim(self, pattern: str = "*.state") -> None:
+    def _trim(self, pattern: str) -> None:
         states = sorted(self.directory.glob(pattern), key=lambda p: p.stat().st_mtime, reverse=True)
         for old in states[KEEP:]:
             _remove(old)
@@ -207,39 +214,10 @@ class OpenStateCache:
         return scenario, lines
 
     def _keep_source(self, path: Path, result) -> None:
-        """Pickle the scenario (2 s at 150,000 pods) in a forked child, unless `fork` is off."""
-        if path.exists():
-            return
-        if not self.fork:
-            self._write_source(path, result)
-            return
-        try:
-            pid = os.fork()
-        except OSError:
-            return
-        if pid == 0:
-            status = 1
-            try:
-                gc.disable()
-                self._write_source(path, result)
-                status = 0
-            finally:
-                os._exit(status)
-        threading.Thread(target=os.waitpid, args=(pid, 0), daemon=True).start()
-
-    def _write_source(self, path: Path, result) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True)
-        data = zlib.compress(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL), 1)
-        fd, temporary = tempfile.mkstemp(dir=self.directory, suffix=".partial")
-        try:
-            with os.fdopen(fd, "wb") as out:
-                out.write(SOURCE_MAGIC)
-                out.write(data)
-            os.replace(temporary, path)
-        except OSError:
-            _remove(Path(temporary))
-            return
-        self._trim("*.scenario")
+        """Pickle the scenario (2 s at 150,000 pods) in a forked child."""
+        if not path.exists():
+            self._in_child(lambda: self._write(path, SOURCE_MAGIC, pickle.dumps(result, pickle.HIGHEST_PROTOCOL),
+                                               "*.scenario"))
 
 
 @lru_cache(maxsize=1)

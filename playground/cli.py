@@ -17,7 +17,6 @@ from .units import UnitError, format_duration, parse_duration
 
 DEFAULT_SCENARIO = Path(__file__).resolve().parent.parent / "scenarios" / "default.toml"
 COMMANDS = ("validate", "sim", "check", "tui", "import", "export")
-DUMP_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -103,21 +102,11 @@ def _until(text: str | None, default: int) -> int:
 
 
 def _read(file: str) -> "Scenario":
-    """A scenario file, or a kubectl dump (told by its suffix: .yaml, .yml, .json) imported as
-    `playground import` does, with the import's report on stderr: every command opens both. A big
-    one comes from its kept copy when its bytes and the code are unchanged (openstate.read_source)."""
-    from .engine.openstate import OpenStateCache
+    """A scenario file or a kubectl dump (manifests.read_scenario_file), the import's report on
+    stderr: every command opens both."""
+    from .manifests import read_scenario_file
 
-    def read() -> "tuple[Scenario, list[str]]":
-        if Path(file).suffix.lower() in DUMP_SUFFIXES:
-            from .manifests import import_files
-
-            imported = import_files([file])
-            return imported.scenario, imported.report.lines()
-        return load_scenario(file), []
-
-    cache = OpenStateCache.default()
-    scenario, lines = cache.read_source(Path(file), read) if cache is not None else read()
+    scenario, lines = read_scenario_file(Path(file))
     for line in lines:
         print(line, file=sys.stderr)
     return scenario
@@ -266,10 +255,11 @@ def _export(file: str, output: str, speed_text: str) -> int:
 
 
 def _tui(file: str | None, paused: bool) -> int:
+    from .manifests import save_path_for
+
     path = Path(file) if file else DEFAULT_SCENARIO
     scenario = _read(str(path))
-    if path.suffix.lower() in DUMP_SUFFIXES:
-        path = path.with_suffix(".toml")  # where a save goes: the dump itself stays as it was
+    path = save_path_for(path)
     try:
         from .tui.app import PlaygroundApp
     except ImportError as exc:  # pragma: no cover - textual is a hard dependency

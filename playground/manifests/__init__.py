@@ -4,6 +4,7 @@ writes manifests and a kubectl timeline for a kwok or kind cluster."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from pydantic import ValidationError
 
@@ -11,9 +12,11 @@ from .fastpath import SIMPLE_KEYS, pods_toml, simple_pod
 from .importer import SOURCE, Report, import_dump, scenario_name
 from .reader import Dump, ManifestError, no_gc, read_files, read_texts
 
-__all__ = ["ManifestError", "Imported", "import_files", "import_texts", "scenario_from_data", "scenario_text"]
+__all__ = ["DUMP_SUFFIXES", "ManifestError", "Imported", "import_files", "import_texts", "read_scenario_file",
+           "save_path_for", "scenario_from_data", "scenario_text"]
 
 MAX_PROBLEMS = 10
+DUMP_SUFFIXES = (".yaml", ".yml", ".json")  # a kubectl dump; anything else is a scenario file
 
 
 @dataclass
@@ -21,6 +24,29 @@ class Imported:
     scenario: object  # scenario.schema.Scenario
     report: Report
     pods: list[dict] | None = None  # the pods as imported (the scenario's pods, as plain data)
+
+
+def read_scenario_file(file: Path) -> tuple[object, list[str]]:
+    """The scenario of a file, as every command and the playground open one: a scenario file, or a
+    kubectl dump (told by its suffix) imported as `playground import` does, with the lines of the
+    import's report to show. A big one comes from its kept copy when its bytes and the code are
+    unchanged (openstate.read_source)."""
+    from ..engine.openstate import OpenStateCache
+    from ..scenario import load_scenario
+
+    def read() -> tuple[object, list[str]]:
+        if file.suffix.lower() in DUMP_SUFFIXES:
+            imported = import_files([str(file)])
+            return imported.scenario, imported.report.lines()
+        return load_scenario(file), []
+
+    cache = OpenStateCache.default()
+    return cache.read_source(file, read) if cache is not None else read()
+
+
+def save_path_for(file: Path) -> Path:
+    """Where a save of what `file` opened goes: beside a dump, as TOML (the dump stays as it was)."""
+    return file.with_suffix(".toml") if file.suffix.lower() in DUMP_SUFFIXES else file
 
 
 def import_files(paths: list[str], name: str | None = None) -> Imported:

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual import work
 
-from ..scenario import Scenario, load_scenario
+from ..manifests import read_scenario_file, save_path_for
+from ..scenario import Scenario
 from ..units import format_duration
 from .screens.file_dialogs import LoadDialog, SaveDialog
 
@@ -43,11 +44,15 @@ class ScenarioFiles:
 
     @work(group="dialogs")
     async def action_load(self) -> None:
-        choice = await self.push_screen_wait(LoadDialog(self.scenario_files(), load_scenario, self.scenario_path))
+        """A scenario file, or a kubectl dump typed as a path (imported as `playground import`
+        does, its report's first line shown; a save goes beside it as TOML)."""
+        choice = await self.push_screen_wait(LoadDialog(self.scenario_files(), read_scenario_file, self.scenario_path))
         if choice is None:
             return
-        scenario, path = choice
-        self.load(scenario, path)
+        (scenario, report), path = choice
+        self.load(scenario, save_path_for(path))
+        if report:
+            self.notify(Text(report[0]), title=f"Imported {path.name}")
 
     def default_save_path(self) -> Path:
         stem = self.scenario_path.stem if self.scenario_path is not None else self.sim.scenario.scenario.name

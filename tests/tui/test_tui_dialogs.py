@@ -173,3 +173,23 @@ async def test_events_view_is_bounded_and_follows_the_tail():
         [counted] = [k for k in table.keys() if table.source.cells(k)[3].plain == "NodeNotSchedulable"]
         assert table.source.cells(counted)[5].plain == "2"
         assert len(app.events_view.events) <= 40
+
+
+async def test_ctrl_o_opens_a_kubectl_dump_as_the_command_line_does():
+    """A dump typed as the path is imported (its report's first line shown), opened at 0 s, and
+    a save goes beside it as TOML."""
+    dump = ROOT / "tests" / "data" / "dumps" / "eks-cluster.json"
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await press(pilot, "ctrl+o")
+        dialog = app.screen
+        path_input = dialog.query_one("#path")
+        path_input.value = str(dump)
+        path_input.focus()
+        await press(pilot, "enter")
+        assert not isinstance(app.screen, LoadDialog)
+        assert app.sim.scenario.scenario.name == "eks-cluster"
+        assert sorted(app.nodes_view.table.keys()) == sorted(app.sim.scenario.node_names())
+        assert app.scenario_path == dump.with_suffix(".toml")
+        assert app.sim.opened and app.view_count("pods") == 11
+        assert any("Imported 3 nodes, 11 pods" in message for _, _, message in app.messages)

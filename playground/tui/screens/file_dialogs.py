@@ -31,7 +31,7 @@ class LoadDialog(Dialog):
         yield Static(Text("Pick a file or type a path, then Enter. The running simulation is replaced."),
                      classes="help")
         yield OptionList(*[Option(Text(str(p), end=""), id=str(p)) for p in self.files], id="files")
-        yield Input(value=str(self.start) if self.start else "", placeholder="path/to/scenario.toml", id="path")
+        yield Input(value=str(self.start) if self.start else "", placeholder="path/to/scenario.toml, or a kubectl dump (.yaml, .json)", id="path")
 
     def buttons(self) -> Iterable[Button]:
         yield Button("Load", id="ok", variant="primary")

@@ -193,3 +193,39 @@ async def test_ctrl_o_opens_a_kubectl_dump_as_the_command_line_does():
         assert app.scenario_path == dump.with_suffix(".toml")
         assert app.sim.opened and app.view_count("pods") == 11
         assert any("Imported 3 nodes, 11 pods" in message for _, _, message in app.messages)
+
+
+async def test_the_load_dialog_reads_in_a_thread_and_says_so():
+    """A big file takes seconds to read: the dialog reads it off the event loop, shows that it is
+    reading, ignores Enter meanwhile, and closes with the scenario when the read is done."""
+    import asyncio
+    import threading
+
+    release = threading.Event()
+    calls = []
+
+    def slow_loader(path):
+        calls.append(path)
+        release.wait(30)
+        return load_scenario(path)
+
+    app = make_app()
+    path = ROOT / "scenarios" / "node-failure.toml"
+    async with app.run_test(size=SIZE) as pilot:
+        results = []
+        app.push_screen(LoadDialog([], slow_loader, path), results.append)
+        await pilot.pause()
+        dialog = app.screen
+        dialog.submit()
+        dialog.submit()  # Enter again while reading: ignored
+        await pilot.pause()
+        assert app.screen is dialog and dialog.reading
+        assert str(dialog.query_one("#reading").content) == f"Reading {path}…"
+        release.set()
+        for _ in range(3000):  # the read ends as soon as it is released
+            if not dialog.reading:
+                break
+            await asyncio.sleep(0.01)
+        await pilot.pause()
+        assert len(calls) == 1 and app.screen is not dialog
+        assert results[0][1] == path and results[0][0].scenario.name == "node-failure"

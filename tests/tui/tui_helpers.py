@@ -22,10 +22,11 @@ def make_app(path: Path = SMALL, **kwargs) -> PlaygroundApp:
 
 async def settle(pilot, rounds: int = 3) -> None:
     """Let the app process what was pressed: dialog flows run as workers that wait on their dialog,
-    so this waits for the step workers only, then for the screen to catch up."""
+    so this waits for the step workers and a load dialog's reading only, then for the screen to
+    catch up."""
     for _ in range(rounds):
         await pilot.pause()
-        steps = [w for w in pilot.app.workers if w.group == "frame" and not w.is_finished]
+        steps = [w for w in pilot.app.workers if w.group in ("frame", "load") and not w.is_finished]
         if steps:
             await pilot.app.workers.wait_for_complete(steps)
     await pilot.pause()

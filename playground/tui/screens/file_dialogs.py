@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -16,13 +17,16 @@ from .dialog import Dialog
 
 class LoadDialog(Dialog):
     """Open a scenario: the *.toml files found, or any path. The file is read here so that an error
-    keeps the dialog open with the loader's message."""
+    keeps the dialog open with the loader's message; in a thread, with a line saying so, because
+    an imported production cluster takes seconds to read (a 150,000-pod dump: ~10 s the first time)
+    and the screen must not freeze meanwhile."""
 
     def __init__(self, files: list[Path], loader: Callable[[Path], Any], start: Path | None = None) -> None:
         super().__init__()
         self.files = files
         self.loader = loader
         self.start = start
+        self.reading = False  # a file is being read: Enter again does nothing
 
     def dialog_title(self) -> str:
         return "Load a scenario"
@@ -31,7 +35,9 @@ class LoadDialog(Dialog):
         yield Static(Text("Pick a file or type a path, then Enter. The running simulation is replaced."),
                      classes="help")
         yield OptionList(*[Option(Text(str(p), end=""), id=str(p)) for p in self.files], id="files")
-        yield Input(value=str(self.start) if self.start else "", placeholder="path/to/scenario.toml, or a kubectl dump (.yaml, .json)", id="path")
+        yield Input(value=str(self.start) if self.start else "",
+                    placeholder="path/to/scenario.toml, or a kubectl dump (.yaml, .json)", id="path")
+        yield Static("", classes="help", id="reading")
 
     def buttons(self) -> Iterable[Button]:
         yield Button("Load", id="ok", variant="primary")
@@ -65,13 +71,23 @@ class LoadDialog(Dialog):
         if not text:
             self.show_error("type the path of a scenario file")
             return
+        if self.reading:
+            return
         path = Path(text).expanduser()
+        self.reading = True
+        self.query_one("#reading", Static).update(Text(f"Reading {path}…"))
+        self.run_worker(self._read(path), group="load", name="read")
+
+    async def _read(self, path: Path) -> None:
         try:
-            scenario = self.loader(path)
+            scenario = await asyncio.to_thread(self.loader, path)
         except Exception as exc:  # ScenarioError and friends: show, keep the dialog open
             message = exc.format() if hasattr(exc, "format") else str(exc)
             self.show_error(message)
             return
+        finally:
+            self.reading = False
+            self.query_one("#reading", Static).update("")
         self.dismiss((scenario, path))
 
 

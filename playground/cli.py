@@ -157,8 +157,7 @@ def _sim(file: str, until: str | None, as_json: bool, plot: str | None = None) -
         if problem is not None:
             print(f"playground: {problem}", file=sys.stderr)
             return 2
-    sim = Simulation(_read(file))
-    sim.open_cache = OpenStateCache.default()
+    sim = Simulation(_read(file), open_cache=OpenStateCache.default())
     _report_progress(sim)
     end = _until(until, sim.duration)
     if plot is not None:
@@ -187,8 +186,7 @@ def _check(file: str, until: str | None) -> int:
     from .engine.openstate import OpenStateCache
 
     scenario = _read(file)
-    sim = Simulation(scenario)
-    sim.open_cache = OpenStateCache.default()
+    sim = Simulation(scenario, open_cache=OpenStateCache.default())
     _report_progress(sim)
     _open(sim)
     last = max((e.at for e in scenario.expect), default=0)

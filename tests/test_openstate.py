@@ -166,3 +166,21 @@ def test_sim_of_a_dump_again_reads_its_kept_scenario(monkeypatch, tmp_path, caps
     assert main(["sim", str(dump), "--until", "2m", "--json"]) == 0
     second = capsys.readouterr()
     assert second.out == first.out and second.err == first.err  # the same run, the same report
+
+
+def test_a_simulation_made_with_the_cache_restores_instead_of_building(cache, monkeypatch):
+    """`Simulation(scenario, open_cache=...)` (sim, check) restores the kept opened state in place
+    of building the cluster, and runs as a cold open does."""
+    cold = run(None)
+    run(cache)  # keeps the opened state
+
+    def no_build(self):
+        raise AssertionError("the cluster was built before the kept state replaced it")
+
+    monkeypatch.setattr(Simulation, "_build", no_build)
+    sim = Simulation(load_scenario(SCENARIO), open_cache=cache)
+    assert cache.restored and sim.opened
+    sim.run_until(60)
+    sim.apply(Operation("power-off", node=sorted(sim.store.nodes)[0]))
+    sim.run_until(900)
+    assert outcome(sim) == outcome(cold)

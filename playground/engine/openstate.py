@@ -91,7 +91,8 @@ class OpenStateCache:
             self.keep(sim, path)
 
     def restore(self, sim: "Simulation", path: Path) -> bool:
-        """Replace the state of `sim` (built, not yet opened) by its kept opened state."""
+        """Replace the state of `sim` (not yet opened: built, or only constructed) by its kept
+        opened state."""
         self.restored = False
         try:
             with open(path, "rb") as f:

@@ -155,7 +155,10 @@ def kubelet_config(cluster: KubeletSettings, node: KubeletSettings) -> KubeletCo
 
 
 class Simulation:
-    def __init__(self, scenario: Scenario, event_limit: int | None = None) -> None:
+    def __init__(self, scenario: Scenario, event_limit: int | None = None, open_cache=None) -> None:
+        """`open_cache` (openstate.OpenStateCache): open from the state kept for this scenario's
+        opening, restored here instead of building the cluster (built and placed only when there is
+        none, at the first run)."""
         self.scenario = scenario
         meta = scenario.scenario
         self.tick = meta.tick
@@ -200,12 +203,15 @@ class Simulation:
         self.operations = Operations(self)
         self.expectation_results: list[ExpectationResult] = []
         self.history: History | None = None  # time travel (history.py), off until asked for
-        self.open_cache = None  # openstate.OpenStateCache: a big scenario's opened state on disk
+        self.open_cache = open_cache  # a big scenario's opened state on disk (openstate.py)
         self._opened = False  # instant 0 has been run by run_until_ms (see _open)
         self.metrics: ClusterCounts | None = None  # figures for the plots, kept while history is on
         self.store.pod_watchers.append(self._kubelet_watch)
         self._register_handlers()
-        self._build()
+        # The kept opened state replaces every component: building the cluster first (5,000 nodes
+        # and their kubelets: 0.25 s) would only be thrown away.
+        if open_cache is None or not open_cache.restore(self, open_cache.path(self)):
+            self._build()
 
     @classmethod
     def from_file(cls, path: str | Path, event_limit: int | None = None) -> "Simulation":

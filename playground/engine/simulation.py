@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..scenario.schema import KubeletSettings, PodSpecFields, Scenario, parse_taint
-from .apiserver import SYSTEM_CLUSTER_CRITICAL, SYSTEM_NODE_CRITICAL, APIServer, APIServerConfig
+from .apiserver import SYSTEM_CLUSTER_CRITICAL, SYSTEM_NODE_CRITICAL, AdmissionError, APIServer, APIServerConfig
 from .attachdetach import AttachDetachController
 from .clock import PHASE_OPERATIONS, Clock
 from .disruption import DisruptionController
@@ -67,20 +67,21 @@ from .objects import (
     StatefulSet,
     Taint,
     Toleration,
+    OwnerRef,
     zone_key,
 )
 from .operations import Operation, OperationResult, Operations
 from .podgc import PodGC
-from .statefulset import StatefulSetController
+from .statefulset import POD_NAME_LABEL, StatefulSetController, claim_name
 from .scheduler import Scheduler, SchedulerConfig
 from .scheduler.affinity import (node_affinity_from_spec, node_affinity_to_spec, pod_affinity_from_spec,
                                  pod_affinity_to_spec, spread_from_spec, spread_to_spec)
 from .store import ChangeSet, Store, watches
 from .tainteviction import TaintEvictionController
-from .deployment import deployment_from_spec
+from .deployment import deployment_from_spec, replica_set_template
 from .history import History
 from .metrics import ClusterCounts
-from .workloads import WorkloadControllers
+from .workloads import DAEMON_TOLERATIONS, WorkloadControllers, pod_from_template
 from ..scenario.validation import MAX_TIME_MS
 from ..units import format_cpu, format_duration, format_memory, parse_duration
 
@@ -91,6 +92,7 @@ PHASE_AFTER_CONTROLLERS = 9  # live operations, and saved ones (afterControllers
 # for its first half a billion timers.
 SCRIPT_IDS = 1 << 29
 SCRIPT_HANDLERS = ("timeline.apply", "expect.check")
+POD_TEMPLATE_FIELDS = frozenset(PodSpecFields.model_fields)  # a [[pods]] entry that says any runs its own template
 
 
 @dataclass(slots=True)
@@ -245,6 +247,7 @@ class Simulation:
         clock.register("scheduler.flush_unschedulable", self.scheduler.flush_unschedulable)
         clock.register("timeline.apply", self._timeline_apply)
         clock.register("pods.create", self._create_scenario_pod)
+        clock.register("pods.create_owned", self._create_owned_pods)
         clock.register("expect.check", self._check_expectation)
 
     def _clock_now(self) -> int:
@@ -298,6 +301,8 @@ class Simulation:
         self.podgc.start()
         for index, spec in enumerate(sc.pods):
             self.clock.call_at(spec.at or 0, PHASE_OPERATIONS, "pods.create", index)
+        for index in range(len(sc.ownedPods)):
+            self.clock.call_at(0, PHASE_OPERATIONS, "pods.create_owned", index)
         self._script_ids = self.clock.reserve(SCRIPT_IDS)
         self._schedule_script(0)
 
@@ -390,50 +395,60 @@ class Simulation:
         """A pod that existed when its cluster was imported: bound to its node as it was, and owned by
         its workload, which counts it as a replica (as a controller adopts the pods its selector
         matches) instead of creating one."""
-        from .apiserver import AdmissionError
-        from .objects import OwnerRef
-        from .statefulset import POD_NAME_LABEL, claim_name
-        from .workloads import DAEMON_TOLERATIONS, pod_from_template
-
+        own_fields = bool(spec.model_fields_set & POD_TEMPLATE_FIELDS)
         owner = None
-        template = template_from_spec(spec)
-        own_fields = bool(spec.model_fields_set & set(PodSpecFields.model_fields))
         if spec.owner:
-            kind, _, name = spec.owner.partition("/")
-            if kind == "Deployment":
-                deployment = self.store.deployments[name]
-                # The ReplicaSet exists before its pods do (as in the cluster imported), so the
-                # disruption controller finds their controller at t=0.
-                self.workloads.deployments.get_all_replica_sets(deployment, create=True)
-                rs_hash = self.workloads.deployments.template_hash(deployment)
-                owner = OwnerRef("ReplicaSet", f"{name}-{rs_hash}")
-                base = deployment.template
-            elif kind == "DaemonSet":
-                owner = OwnerRef("DaemonSet", name)
-                base = self.store.daemonsets[name].template
-            else:
-                owner = OwnerRef("StatefulSet", name)
-                base = self.store.statefulsets[f"{spec.namespace}/{name}"].template
-            if not own_fields:
-                template = base
-            if kind == "Deployment":
-                from .deployment import replica_set_template
-                template = replica_set_template(template, rs_hash)
-        pod = pod_from_template(self, spec.name, spec.namespace, template, owner)
-        pod.mirror = bool(getattr(spec, "mirror", False))
+            owner, template = self._existing_owner(spec.owner, spec.namespace,
+                                                   template_from_spec(spec) if own_fields else None)
+        else:
+            template = template_from_spec(spec)
+        self._add_existing_pod(spec.name, spec.namespace, spec.nodeName, owner, template, bool(spec.mirror))
+
+    def _create_owned_pods(self, index: int) -> None:
+        """An [[ownedPods]] list: each pod as a [[pods]] entry of only its name, namespace, nodeName and
+        owner would be created, in order (one timer, the workload's template taken once)."""
+        group = self.scenario.ownedPods[index]
+        owner, template = self._existing_owner(group.owner, group.namespace, None)
+        add = self._add_existing_pod
+        for _index, name, node_name in group.entries():
+            add(name, group.namespace, node_name, owner, template, False)
+
+    def _existing_owner(self, owner_text: str, namespace: str, own: PodTemplate | None
+                        ) -> tuple[OwnerRef, PodTemplate]:
+        """The OwnerRef of an existing pod of `owner_text` ("Deployment/web") and the template it runs:
+        its own (`own`) or its workload's; a Deployment's pods are its new ReplicaSet's."""
+        kind, _, name = owner_text.partition("/")
+        if kind == "Deployment":
+            deployment = self.store.deployments[name]
+            # The ReplicaSet exists before its pods do (as in the cluster imported), so the
+            # disruption controller finds their controller at t=0.
+            self.workloads.deployments.get_all_replica_sets(deployment, create=True)
+            rs_hash = self.workloads.deployments.template_hash(deployment)
+            return (OwnerRef("ReplicaSet", f"{name}-{rs_hash}"),
+                    replica_set_template(own if own is not None else deployment.template, rs_hash))
+        if kind == "DaemonSet":
+            base = self.store.daemonsets[name].template
+            return OwnerRef("DaemonSet", name), own if own is not None else base
+        base = self.store.statefulsets[f"{namespace}/{name}"].template
+        return OwnerRef("StatefulSet", name), own if own is not None else base
+
+    def _add_existing_pod(self, name: str, namespace: str, node_name: str | None, owner: OwnerRef | None,
+                          template: PodTemplate, mirror: bool) -> None:
+        pod = pod_from_template(self, name, namespace, template, owner)
+        pod.mirror = mirror
         if owner is not None and owner.kind == "DaemonSet":
-            pod.affinity_node_name = spec.nodeName
+            pod.affinity_node_name = node_name
             pod.tolerations = pod.tolerations + DAEMON_TOLERATIONS
         if owner is not None and owner.kind == "StatefulSet":
-            statefulset = self.store.statefulsets[f"{spec.namespace}/{owner.name}"]
-            pod.labels = {**pod.labels, POD_NAME_LABEL: spec.name}
-            claim = claim_name(statefulset, spec.name)
+            statefulset = self.store.statefulsets[f"{namespace}/{owner.name}"]
+            pod.labels = {**pod.labels, POD_NAME_LABEL: name}
+            claim = claim_name(statefulset, name)
             if claim is not None:
-                if not self.attachdetach.has_claim(spec.namespace, claim):
-                    self.attachdetach.create_claim(spec.namespace, claim)
+                if not self.attachdetach.has_claim(namespace, claim):
+                    self.attachdetach.create_claim(namespace, claim)
                 pod.volume_claims = (claim,)
-        if spec.nodeName and spec.nodeName in self.store.nodes:
-            pod.node_name = spec.nodeName
+        if node_name and node_name in self.store.nodes:
+            pod.node_name = node_name
         try:
             self.apiserver.create_pod(pod)
         except AdmissionError as exc:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
+from pydantic_core import PydanticCustomError
 from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, field_validator,
                       model_validator)
 
@@ -517,6 +518,9 @@ class StatefulSetSpec(Strict):
     podManagementPolicy: Literal["OrderedReady", "Parallel"] = "OrderedReady"
 
 
+OWNER_PATTERN = r"^(Deployment|DaemonSet|StatefulSet)/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$"
+
+
 class PodSpec(PodSpecFields):
     name: Name
     namespace: Namespace = "default"
@@ -525,9 +529,85 @@ class PodSpec(PodSpecFields):
     # An existing pod of a workload ("Deployment/web", "DaemonSet/fluentd", "StatefulSet/db", in the pod's
     # namespace), as `playground import` writes it: the controller counts it as one of its replicas
     # instead of creating one. Without pod fields of its own it takes the workload's template.
-    owner: str | None = Field(None, pattern=r"^(Deployment|DaemonSet|StatefulSet)/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")
+    owner: str | None = Field(None, pattern=OWNER_PATTERN)
     # a static pod's mirror (annotation kubernetes.io/config.mirror): kubectl drain skips it
     mirror: bool = False
+
+
+# an owned pod's line: its name and its node, both DNS-1123 subdomains (checked one by one when this
+# quick form does not match: subdomain_error then says what is wrong)
+_OWNED_LINE = re.compile(r"[ \t]*([a-z0-9][-a-z0-9.]{0,251}[a-z0-9]|[a-z0-9])[ \t]+([a-z0-9][-a-z0-9.]{0,251}[a-z0-9]|[a-z0-9])[ \t]*\r?")
+_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_OWNED_ENTRIES: dict[str, list[tuple[int, str, str]]] = {}
+
+
+def owned_pod_entries(text: str) -> list[tuple[int, str, str]]:
+    """The pods of an [[ownedPods]] list: (line index within the text, pod name, node name) per
+    non-blank line. Raises OwnedLineError for a line that is not "<pod name> <node name>". Kept for
+    the last few texts: validation, the loader's checks and the engine's build read one list (from
+    copies of the text: a long one is hashed once per copy)."""
+    cached = _OWNED_ENTRIES.get(text)
+    if cached is not None:
+        return cached
+    entries: list[tuple[int, str, str]] = []
+    append = entries.append
+    fullmatch = _OWNED_LINE.fullmatch
+    subdomain = _SUBDOMAIN.fullmatch
+    for index, line in enumerate(text.split("\n")):
+        match = fullmatch(line)
+        if match is not None:
+            name, node = match.group(1, 2)
+            if subdomain(name) and subdomain(node):
+                append((index, name, node))
+                continue
+        elif not line.strip(" \t\r"):
+            continue
+        raise OwnedLineError(index, _owned_line_error(line))
+    if len(_OWNED_ENTRIES) >= 64:
+        _OWNED_ENTRIES.clear()
+    _OWNED_ENTRIES[text] = entries
+    return entries
+
+
+def _owned_line_error(line: str) -> str:
+    fields = line.split()
+    if len(fields) != 2:
+        return f"{line.strip()!r}: expected a pod name and its node name, separated by spaces"
+    return subdomain_error(fields[0], "pod name") or subdomain_error(fields[1], "node name") or "invalid line"
+
+
+class OwnedLineError(ValueError):
+    def __init__(self, index: int, message: str) -> None:
+        super().__init__(message)
+        self.index = index
+
+
+class OwnedPodsSpec(Strict):
+    """Existing pods of one workload, compactly, as `playground import` writes a cluster's pods: one
+    pod a line in `pods`, its name and its node. Each is created at t=0, after the [[pods]] entries,
+    as a [[pods]] entry of that name, namespace, nodeName and owner would be."""
+
+    owner: str = Field(pattern=OWNER_PATTERN)
+    namespace: Namespace = "default"
+    pods: str
+
+    @field_validator("pods")
+    @classmethod
+    def _lines(cls, value: str) -> str:
+        try:
+            owned_pod_entries(value)
+        except OwnedLineError as exc:
+            raise PydanticCustomError("owned_pod_line", "{message}", {"message": str(exc), "line": exc.index}) \
+                from None
+        return value
+
+    def entries(self) -> list[tuple[int, str, str]]:
+        return owned_pod_entries(self.pods)
+
+    def pod_specs(self) -> list["PodSpec"]:
+        """The [[pods]] entries these lines stand for."""
+        return [PodSpec(name=name, namespace=self.namespace, nodeName=node, owner=self.owner)
+                for _index, name, node in self.entries()]
 
 
 def _int_or_percent(value: int | str) -> int | str:
@@ -793,9 +873,15 @@ class Scenario(Strict):
     daemonSets: list[DaemonSetSpec] = []
     statefulSets: list[StatefulSetSpec] = []
     pods: list[PodSpec] = []
+    ownedPods: list[OwnedPodsSpec] = []
     podDisruptionBudgets: list[PodDisruptionBudgetSpec] = []
     timeline: list[TimelineEntry] = []
     expect: list[Expectation] = []
+
+    def pod_specs(self) -> list[PodSpec]:
+        """Every pod entry: the [[pods]] entries, then those the [[ownedPods]] lines stand for (the
+        order the cluster creates them in)."""
+        return [*self.pods, *(spec for group in self.ownedPods for spec in group.pod_specs())]
 
     def node_names(self) -> list[str]:
         names = [n.name for n in self.nodes]

@@ -37,7 +37,7 @@ def node(scenario, name):
 
 
 def pod(scenario, namespace, name):
-    return next(p for p in scenario.pods if p.name == name and p.namespace == namespace)
+    return next(p for p in scenario.pod_specs() if p.name == name and p.namespace == namespace)
 
 
 # ---------------------------------------------------------------- quantities and requests
@@ -132,7 +132,7 @@ def test_gke_taints_priority_classes_mirror_pods_and_statefulsets():
     assert job_pod.nodeSelector == {"cloud.google.com/gke-nodepool": "spot-pool"}
     assert [t.model_dump(exclude_none=True) for t in job_pod.tolerations][0] == {
         "key": "cloud.google.com/gke-spot", "operator": "Equal", "value": "true", "effect": "NoSchedule"}
-    assert not any(p.name == "report-28931000-ab12c" for p in scenario.pods)  # Succeeded: holds no capacity
+    assert not any(p.name == "report-28931000-ab12c" for p in scenario.pod_specs())  # Succeeded: holds no capacity
     report = "\n".join(result.report.lines())
     assert "Pod in phase Succeeded (holds no capacity; not imported): 1 object" in report
     assert "Pod owned by a Job" in report
@@ -191,7 +191,7 @@ def test_kind_static_pods_control_plane_taint_and_priority_classes():
     api = next(d for d in scenario.deployments if d.name == "api")
     seconds = {t.key: t.tolerationSeconds for t in api.template.tolerations}
     assert seconds == {"node.kubernetes.io/unreachable": 30, "node.kubernetes.io/not-ready": 30}
-    assert {p.nodeName for p in scenario.pods if p.owner == "Deployment/api"} == \
+    assert {p.nodeName for p in scenario.pod_specs() if p.owner == "Deployment/api"} == \
         {"kind-worker", "kind-worker2", "kind-worker3"}
 
 
@@ -215,12 +215,12 @@ def test_imported_cluster_starts_as_it_was_and_survives_a_node_failure(kind):
     sim = Simulation(scenario)
     sim.run_until_ms(5_000)
     # t=0 is the cluster as it was: every imported pod on its node, no replica created beside it
-    for spec in scenario.pods:
+    for spec in scenario.pod_specs():
         live = sim.store.pods[f"{spec.namespace}/{spec.name}"]
         if spec.nodeName:
             assert live.node_name == spec.nodeName
     for d in scenario.deployments:
-        owned = [p for p in scenario.pods if p.owner == f"Deployment/{d.name}" and p.namespace == d.namespace]
+        owned = [p for p in scenario.pod_specs() if p.owner == f"Deployment/{d.name}" and p.namespace == d.namespace]
         created = [e for e in sim.store.recorder.events if e.reason == "SuccessfulCreate"
                    and e.object.startswith(f"ReplicaSet/{d.namespace}/{d.name}-")]
         assert len(created) == max(0, d.replicas - len(owned))
@@ -258,7 +258,8 @@ items:
 """
     scenario = import_texts([("dump.yaml", text)]).scenario
     assert scenario.node_names() == ["a", "b"]
-    assert (scenario.pods[0].namespace, scenario.pods[0].nodeName) == ("x", "b")
+    spec = scenario.pod_specs()[0]
+    assert (spec.namespace, spec.nodeName) == ("x", "b")
 
 
 def test_json_and_yaml_give_the_same_scenario():

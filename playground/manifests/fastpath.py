@@ -12,6 +12,7 @@ import re
 from ..scenario.validation import label_error, subdomain_error
 
 SIMPLE_KEYS = frozenset({"name", "namespace", "nodeName", "owner", "mirror"})
+OWNED_KEYS = frozenset({"name", "namespace", "nodeName", "owner"})  # what an [[ownedPods]] line holds
 OWNER = re.compile(r"(Deployment|DaemonSet|StatefulSet)/[a-z0-9]([-a-z0-9.]*[a-z0-9])?")
 # a DNS-1123 subdomain (validation.dns1123_subdomain_errors says why anything else is not one)
 _SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
@@ -63,6 +64,41 @@ def _construct(model: type, entry: dict):
     object.__setattr__(obj, "__pydantic_extra__", None)
     object.__setattr__(obj, "__pydantic_private__", None)
     return obj
+
+
+def owned_pod_lists(pods: list[dict], extra_key: str) -> tuple[list[dict], list[dict]]:
+    """Split imported pods: those that say no more than their name, namespace, node and owner (most
+    pods of a dump) go to [[ownedPods]] lists, one per owner and namespace in the order of its first
+    pod, pods in their order; the others stay [[pods]] entries. `extra_key` (the dump object an entry
+    came from) may be there too. A value that validation would refuse keeps its pod a [[pods]] entry,
+    where the error names the dump object."""
+    rest: list[dict] = []
+    lists: dict[tuple[str, str], list[str]] = {}
+    namespaces: dict[str, str | None] = {}
+    allowed = OWNED_KEYS | {extra_key}
+    for pod in pods:
+        name, node, owner = pod.get("name"), pod.get("nodeName"), pod.get("owner")
+        namespace = pod.get("namespace", "default")
+        if allowed.issuperset(pod) and type(node) is str and type(owner) is str and type(name) is str \
+                and type(namespace) is str and _dns_name(name) and _dns_name(node) and OWNER.fullmatch(owner):
+            if namespace not in namespaces:
+                namespaces[namespace] = label_error(namespace)
+            if namespaces[namespace] is None:
+                lists.setdefault((owner, namespace), []).append(f"{name} {node}\n")
+                continue
+        rest.append(pod)
+    owned = []
+    for (owner, namespace), lines in lists.items():
+        entry = {"owner": owner}
+        if namespace != "default":
+            entry["namespace"] = namespace
+        entry["pods"] = "".join(lines)
+        owned.append(entry)
+    return rest, owned
+
+
+def _dns_name(value: str) -> bool:
+    return len(value) <= 253 and _SUBDOMAIN.fullmatch(value) is not None
 
 
 def toml_value(value) -> str:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..scenario.schema import AffinitySpec, PodSpecFields, ScenarioMeta
 from ..units import UnitError, format_cpu, format_memory, parse_count, parse_cpu, parse_memory
+from .fastpath import owned_pod_lists
 from .reader import Dump, Item, ManifestError
 from .resources import pod_requests
 
@@ -170,8 +171,11 @@ class Importer:
         for _fields, counts, hits in self._counted:
             for what in counts:
                 self.report.count(what, hits[0])
-        if pods:
-            data["pods"] = pods
+        bare, owned = owned_pod_lists(pods, SOURCE)
+        if bare:
+            data["pods"] = bare
+        if owned:
+            data["ownedPods"] = owned
         pdbs = [p for p in (self._pdb(item) for item in self.by_kind["PodDisruptionBudget"]) if p]
         if pdbs:
             data["podDisruptionBudgets"] = pdbs

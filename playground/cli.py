@@ -6,7 +6,6 @@ Exit status: 0 success, 1 an expectation failed (`check`), 2 bad input (a scenar
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import sys
 from pathlib import Path
@@ -136,13 +135,11 @@ def _report_progress(sim) -> None:
 
 def _open(sim) -> None:
     """Run instant 0 (the scenario opens in its steady state), then keep the cluster out of the
-    garbage collector's sight as the TUI does: the built objects are long-lived, and full collections
-    over 150,000 pods would stall the run for seconds. Unfreezing first lets what an earlier run in
-    this process froze be collected."""
+    garbage collector's sight as the TUI does (simulation.freeze_heap)."""
+    from .engine.simulation import freeze_heap
+
     sim.run_until_ms(0)
-    gc.unfreeze()
-    gc.collect()
-    gc.freeze()
+    freeze_heap()
 
 
 def _sim(file: str, until: str | None, as_json: bool, plot: str | None = None) -> int:

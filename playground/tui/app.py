@@ -15,7 +15,6 @@ What lives where: keys (bindings.py, actions.py), the clock controls (timecontro
 
 from __future__ import annotations
 
-import gc
 import time
 from collections import deque
 from datetime import datetime
@@ -30,6 +29,7 @@ from textual.widgets import ContentSwitcher, Footer
 from ..engine import Operation, OperationResult, Simulation
 from ..engine.manifests import node_manifest, pod_manifest, to_yaml
 from ..engine.openstate import OpenStateCache
+from ..engine.simulation import freeze_heap
 from ..scenario import Scenario
 from ..units import format_duration
 from . import format as fmt
@@ -141,13 +141,9 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
 
     @staticmethod
     def freeze_heap() -> None:
-        """Move the freshly built cluster out of the garbage collector's sight: with 150,000 pods a
-        full collection scans millions of objects and stalls the event loop for up to a second.
-        The objects stay alive as usual; they are only not scanned for cycles. Unfreezing first lets a
-        replaced simulation (loading a scenario) be collected."""
-        gc.unfreeze()
-        gc.collect()
-        gc.freeze()
+        """The opened cluster out of the garbage collector's sight, which stalled the event loop for up
+        to a second at 150,000 pods (simulation.freeze_heap)."""
+        freeze_heap()
 
     def on_resize(self) -> None:
         # Narrow terminals: the footer's compact style fits more keys before it cuts the rest.

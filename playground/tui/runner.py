@@ -2,8 +2,8 @@
 
 The UI never blocks on the engine (design rule 5):
 
-* Each frame (at most `refresh_hz` times a wall second) the runner works out how many ticks the speed
-  asks for since the last frame, and runs as many as fit in `budget` seconds; the rest are carried to
+* Each frame (`refresh_hz` times a wall second; while the engine falls behind, one after another,
+  keys and paints in between) the runner works out how many ticks the speed asks for since the last frame, and runs as many as fit in `budget` seconds; the rest are carried to
   the next frame (a backlog bounded to half a second of simulated time at the current speed, so a
   speed the machine cannot reach shows up as a lower actual speed instead of an ever-growing debt).
 * The ticks run in a worker thread while the event loop keeps handling keys. While the engine is busy
@@ -161,6 +161,11 @@ class EngineRunner:
         self._step_end: float | None = None  # wall clock when the last frame's ticks ended
 
     # ---------------------------------------------------------------- controls
+
+    @property
+    def behind(self) -> bool:
+        """The last frame ended on its budget with ticks still owed (not cut short by a key)."""
+        return self._behind and not self.paused
 
     def busy_for(self) -> float:
         """Wall seconds the running step has taken so far (0 when idle)."""

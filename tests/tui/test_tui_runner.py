@@ -177,3 +177,42 @@ async def test_a_frame_cut_by_a_key_leaves_the_next_frame_the_plain_budget():
     result = await r.frame()
     assert result.ticks == 1
     assert r.frame_budget() == 0.005
+
+
+async def test_frames_follow_one_another_while_the_engine_is_behind():
+    """The frame timer's callback runs the next frame at once while the last one ended on its budget
+    (the timer's next tick would leave the engine idle), until the engine keeps up, is paused or a
+    key cuts a frame short."""
+    from tui_helpers import make_app
+
+    app = make_app(threaded=False)
+    async with app.run_test():
+        r = app.runner
+        clock = FakeClock(per_read=0.001)
+        r.clock = clock
+        r.budget = 0.005
+        r.set_speed(1000)
+        r.set_paused(False)
+        await r.frame()  # starts the wall clock: nothing owed yet
+        frame = r.frame
+        seen: list[bool] = []
+
+        async def counted():
+            result = await frame()
+            if len(seen) == 2:
+                r.set_paused(True)  # the user pauses in the third frame: no frame after it
+            seen.append(r.behind)
+            return result
+
+        r.frame = counted
+        clock.now += 0.1  # 100 ticks owed, 5 of them fit a frame
+        await app._timer_frame()
+        assert seen == [True, True, False]
+        assert app.sim.clock.now > 0
+
+        seen.clear()
+        r.set_paused(False)
+        r.set_speed(1)  # keeping up: one frame a tick of the timer
+        await app._timer_frame()
+        await app._timer_frame()
+        assert seen == [False, False]

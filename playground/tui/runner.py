@@ -3,8 +3,8 @@
 The UI never blocks on the engine (design rule 5):
 
 * Each frame (`refresh_hz` times a wall second; while the engine falls behind, one after another,
-  keys and paints in between) the runner works out how many ticks the speed asks for since the last frame, and runs as many as fit in `budget` seconds; the rest are carried to
-  the next frame (a backlog bounded to half a second of simulated time at the current speed, so a
+  keys and paints in between) the runner works out how many ticks the speed asks for since the last
+  frame, and runs as many as fit in `budget` seconds; the rest are carried to the next frame (a backlog bounded to half a second of simulated time at the current speed, so a
   speed the machine cannot reach shows up as a lower actual speed instead of an ever-growing debt).
 * The ticks run in a worker thread while the event loop keeps handling keys. While the engine is busy
   the UI does not read it: tables show their last rendered lines, and operations chosen meanwhile are

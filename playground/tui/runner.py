@@ -19,7 +19,8 @@ The UI never blocks on the engine (design rule 5):
   the rows that changed.
 * The engine thread and the UI share the GIL. A key press ends the running frame's ticks after the
   current tick (`interrupt`), so the key's action and the repaint that follows run without the
-  engine competing for the interpreter, and read the engine's state instead of placeholders; and
+  engine competing for the interpreter, and read the engine's state instead of placeholders (the
+  frames resume one repaint later, app.KEY_REPAINT); and
   while the engine thread runs, the interpreter's switch interval is short (`SWITCH_INTERVAL`), so
   the event loop gets the GIL within a millisecond when input arrives instead of five.
 
@@ -158,6 +159,7 @@ class EngineRunner:
         self.frames = 0
         self.last_frame = FrameResult()
         self._behind = False  # the last frame ended on its budget with ticks still owed
+        self._cut = False  # the last frame was cut short by a key with ticks still owed
         self._step_end: float | None = None  # wall clock when the last frame's ticks ended
 
     # ---------------------------------------------------------------- controls
@@ -166,6 +168,11 @@ class EngineRunner:
     def behind(self) -> bool:
         """The last frame ended on its budget with ticks still owed (not cut short by a key)."""
         return self._behind and not self.paused
+
+    @property
+    def cut_short(self) -> bool:
+        """The last frame was cut short by a key with ticks still owed."""
+        return self._cut and not self.paused
 
     def busy_for(self) -> float:
         """Wall seconds the running step has taken so far (0 when idle)."""
@@ -320,6 +327,7 @@ class EngineRunner:
                     self._set_busy(False)
                 self._step_end = self.clock()
                 self._behind = result.ticks < count and not self._interrupted.is_set()
+                self._cut = result.ticks < count and self._interrupted.is_set()
                 if sim is not self.sim:  # a scenario was loaded meanwhile: drop the old one's work
                     return FrameResult()
                 explicit = min(self.requested, result.ticks)

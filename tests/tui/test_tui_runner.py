@@ -216,3 +216,50 @@ async def test_frames_follow_one_another_while_the_engine_is_behind():
         await app._timer_frame()
         await app._timer_frame()
         assert seen == [False, False]
+
+
+async def test_a_frame_cut_short_by_a_key_resumes_after_one_repaint(monkeypatch):
+    """A key ends the running frame after its tick (the key's action and repaint go first); the
+    frames resume one repaint later (KEY_REPAINT), not at the timer's next tick."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from tui_helpers import make_app
+
+    from playground.tui import app as app_module
+
+    app = make_app(threaded=False)
+    async with app.run_test():
+        r = app.runner
+        clock = FakeClock(per_read=0.001)
+        r.clock = clock
+        r.budget = 0.005
+        r.set_speed(1000)
+        r.set_paused(False)
+        await r.frame()
+        run_ticks, frame = r._run_ticks, r.frame
+        seen: list[tuple[bool, bool]] = []
+        sleeps: list[float] = []
+
+        def key_during_the_first_tick(sim, count, budget):
+            if not seen:
+                r.interrupt()
+            return run_ticks(sim, count, budget)
+
+        async def counted():
+            result = await frame()
+            if len(seen) == 1:
+                r.set_paused(True)
+            seen.append((r.cut_short, r.behind))
+            return result
+
+        async def sleep(seconds):
+            sleeps.append(seconds)
+            await asyncio.sleep(0)
+
+        r._run_ticks, r.frame = key_during_the_first_tick, counted
+        monkeypatch.setattr(app_module, "asyncio", SimpleNamespace(sleep=sleep))
+        clock.now += 0.1
+        await app._timer_frame()
+        assert seen == [(True, False), (False, False)]
+        assert sleeps == [app_module.KEY_REPAINT]

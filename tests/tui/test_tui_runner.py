@@ -179,6 +179,19 @@ async def test_a_frame_cut_by_a_key_leaves_the_next_frame_the_plain_budget():
     assert r.frame_budget() == 0.005
 
 
+async def running_at_1000(app) -> tuple[EngineRunner, FakeClock]:
+    """The app's runner on a fake wall clock, running at x1000 with a 5 ms budget, its first frame
+    run (it starts the wall clock: nothing owed yet)."""
+    r = app.runner
+    clock = FakeClock(per_read=0.001)
+    r.clock = clock
+    r.budget = 0.005
+    r.set_speed(1000)
+    r.set_paused(False)
+    await r.frame()
+    return r, clock
+
+
 async def test_frames_follow_one_another_while_the_engine_is_behind():
     """The frame timer's callback runs the next frame at once while the last one ended on its budget
     (the timer's next tick would leave the engine idle), until the engine keeps up, is paused or a
@@ -187,13 +200,7 @@ async def test_frames_follow_one_another_while_the_engine_is_behind():
 
     app = make_app(threaded=False)
     async with app.run_test():
-        r = app.runner
-        clock = FakeClock(per_read=0.001)
-        r.clock = clock
-        r.budget = 0.005
-        r.set_speed(1000)
-        r.set_paused(False)
-        await r.frame()  # starts the wall clock: nothing owed yet
+        r, clock = await running_at_1000(app)
         frame = r.frame
         seen: list[bool] = []
 
@@ -230,13 +237,7 @@ async def test_a_frame_cut_short_by_a_key_resumes_after_one_repaint(monkeypatch)
 
     app = make_app(threaded=False)
     async with app.run_test():
-        r = app.runner
-        clock = FakeClock(per_read=0.001)
-        r.clock = clock
-        r.budget = 0.005
-        r.set_speed(1000)
-        r.set_paused(False)
-        await r.frame()
+        r, clock = await running_at_1000(app)
         run_ticks, frame = r._run_ticks, r.frame
         seen: list[tuple[bool, bool]] = []
         sleeps: list[float] = []

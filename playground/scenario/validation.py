@@ -182,11 +182,12 @@ def labels_error(labels: object, what: str = "labels") -> str | None:
     return None
 
 
-def unknown_name_error(kind: str, name: object, known: "set[str] | dict") -> str | None:
-    """A reference to an object the scenario does not define, with the closest spelling."""
+def unknown_name_error(kind: str, name: object, known: "set[str] | dict", suggest: bool = True) -> str | None:
+    """A reference to an object the scenario does not define, with the closest spelling (unless not
+    `suggest`: with 5,000 nodes, finding it takes ~0.2 s)."""
     if name in known:
         return None
-    close = difflib.get_close_matches(str(name), sorted(known), n=1)
+    close = difflib.get_close_matches(str(name), sorted(known), n=1) if suggest else None
     if close:
         hint = f'; did you mean "{close[0]}"?'
     elif kind == "PriorityClass":

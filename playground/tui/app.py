@@ -397,19 +397,35 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
 
     def apply_operation(self, op: Operation) -> OperationResult:
         """The one place the UI changes the cluster. Call only while the engine is idle."""
+        (result,) = self.apply_operations([op], op.describe())
+        return result
+
+    def apply_operations(self, ops: list[Operation], title: str) -> list[OperationResult]:
+        """Operations applied one after another at this instant (a zone's nodes), told in one message."""
         history = self.sim.history
         branches = len(history.branches) if history is not None else 0
-        result = self.sim.apply(op)
-        self.last_result = result
+        results = [self.sim.apply(op) for op in ops]
+        if results:
+            self.last_result = results[-1]
         if history is not None and len(history.branches) > branches:
             self.notify(Text(f"A new future from {format_duration(self.sim.clock.now)}; the old one is kept as "
                              f"{list(history.branches)[-1]} (b: branches)."), title="Forked")
-        if result.ok:
-            self.notify(Text(result.message), title=op.describe())
+        refused = [r for r in results if not r.ok]
+        if len(results) == 1:
+            result = results[0]
+            if result.ok:
+                self.notify(Text(result.message), title=title)
+            else:
+                self.notify(Text(result.message), title=f"Refused: {title}", severity="warning", timeout=8)
+        elif refused:
+            self.notify(Text(f"{len(results) - len(refused)} of {len(results)} applied; refused: "
+                             f"{refused[0].operation.describe()}: {refused[0].message}"
+                             + (f" (and {len(refused) - 1} more)" if len(refused) > 1 else "")),
+                        title=f"Refused in part: {title}", severity="warning", timeout=8)
         else:
-            self.notify(Text(result.message), title=f"Refused: {op.describe()}", severity="warning", timeout=8)
+            self.notify(Text(f"{len(results)} operations: {results[0].message} …"), title=title)
         self._apply_now()
-        return result
+        return results
 
     # ---------------------------------------------------------------- a new simulation (the load dialog: files.py)
 

@@ -13,6 +13,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from ..engine.operations import OPERATION_INFO
 from .actions import extra_operations, node_actions
+from .flows import ZONE_OPERATIONS
 
 if TYPE_CHECKING:
     from .app import PlaygroundApp
@@ -42,6 +43,10 @@ def palette_commands(app: "PlaygroundApp", query: str) -> list[PaletteCommand]:
     for action in node_actions():
         commands.append(PaletteCommand(f"{action.title} node…", action.help,
                                        lambda op=action.op: app.pick_node_then(op)))
+    for action in node_actions():
+        if action.op in ZONE_OPERATIONS:
+            commands.append(PaletteCommand(f"{action.title} zone…", f"Every node of a zone: {action.help}",
+                                           lambda op=action.op: app.pick_zone_then(op)))
     if "create-pod" in OPERATION_INFO:
         commands.append(PaletteCommand("Create pod…", OPERATION_INFO["create-pod"].help, app.action_create_pod))
     if "delete-pod" in OPERATION_INFO:

@@ -27,6 +27,8 @@ from .widgets.tableview import natural_key
 # What acts on the machine rather than on the Node object: usable after `kubectl delete node`.
 MACHINE_OPERATIONS = frozenset({"shutdown", "power-off", "power-on", "partition", "heal", "stop-kubelet",
                                 "start-kubelet", "restart-kubelet"})
+# What a whole zone can suffer at once (the palette's "Power off zone…"): one operation a node.
+ZONE_OPERATIONS = ("power-off", "power-on", "partition", "heal", "shutdown")
 
 if TYPE_CHECKING:
     from ..engine import OperationResult, Simulation
@@ -39,6 +41,7 @@ class OperationFlows:
         def notify(self, *args: Any, **kwargs: Any) -> None: ...
         async def wait_idle(self) -> None: ...
         def apply_operation(self, op: Operation) -> "OperationResult": ...
+        def apply_operations(self, ops: list[Operation], title: str) -> list["OperationResult"]: ...
         def selected_node(self) -> str | None: ...
         def selected_pod(self) -> str | None: ...
         async def push_screen_wait(self, screen: Any) -> Any: ...
@@ -230,6 +233,42 @@ class OperationFlows:
             if node:
                 self.node_op(op, node)
         self.run_worker(flow(), group="dialogs")
+
+    def pick_zone_then(self, op: str) -> None:
+        """A zone outage (or its end) in one go: pick a zone, confirm, and `op` is applied to every node
+        of the zone at this instant, one operation a node, as a timeline of them would."""
+        async def flow() -> None:
+            await self.wait_idle()
+            title = node_action(op).title
+            zone = await self.push_screen_wait(PickerDialog(f"{title}: every node of which zone?", "",
+                                                            self.zone_choices, self._selected_zone()))
+            if zone is not None:
+                await self._zone_op_flow(op, zone)
+        self.run_worker(flow(), group="dialogs")
+
+    def zone_choices(self, query: str) -> list[tuple[str, str]]:
+        query = query.lower()
+        return [(zone, f"{fmt.zone_label(zone)}   {len(nodes)} node(s)")
+                for zone, nodes in sorted(self.sim.store.nodes_by_zone.items(), key=lambda item: natural_key(item[0]))
+                if not query or query in fmt.zone_label(zone).lower()]
+
+    def _selected_zone(self) -> str | None:
+        node = self.sim.store.nodes.get(self.selected_node() or "")
+        return node.zone if node is not None else None
+
+    async def _zone_op_flow(self, op: str, zone: str) -> None:
+        title = node_action(op).title
+        nodes = self.sim.store.nodes_by_zone.get(zone, {})
+        pods = sum(node.pod_count for node in nodes.values())
+        ok = await self.push_screen_wait(ConfirmDialog(
+            f"{title} every node of {fmt.zone_label(zone)}?",
+            Text(f"{OPERATION_INFO[op].help}\n\n{len(nodes)} node(s) with {pods} pod(s) bound to them: one {op} "
+                 "operation a node, at this instant (a saved session replays them)."), title))
+        if not ok:
+            return
+        await self.wait_idle()  # the dialog may have been open a while: the zone's nodes as they are now
+        names = sorted(self.sim.store.nodes_by_zone.get(zone, {}), key=natural_key)
+        self.apply_operations([Operation(op, node=name) for name in names], f"{title} {fmt.zone_label(zone)}")
 
     def pick_pod_then_delete(self) -> None:
         async def flow() -> None:

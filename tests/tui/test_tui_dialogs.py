@@ -229,3 +229,32 @@ async def test_the_load_dialog_reads_in_a_thread_and_says_so():
         await pilot.pause()
         assert len(calls) == 1 and app.screen is not dialog
         assert results[0][1] == path and results[0][0].scenario.name == "node-failure"
+
+
+async def test_palette_powers_off_a_whole_zone_one_operation_a_node(tmp_path):
+    """ctrl+p "Power off zone…": a zone picker (the selected node's first), a confirmation with the
+    zone's nodes and pods, then one power-off a node at this instant, told in one message; a saved
+    session replays them."""
+    from playground.engine import Simulation
+    from playground.scenario import load_scenario
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.advance(2)
+        app.nodes_view.table.select_key("b-1")
+        await palette(pilot, "power off zone")
+        assert isinstance(app.screen, PickerDialog)
+        assert [label.split()[0] for _zone, label in app.zone_choices("")] == ["zone-a", "zone-b"]
+        await press(pilot, "enter")  # the selected node's zone
+        assert isinstance(app.screen, ConfirmDialog)
+        await press(pilot, "y")
+        assert [app.sim.kubelets[n].power for n in ("a-1", "a-2", "b-1", "b-2")] == ["on", "on", "off", "off"]
+        entries = app.sim.session_entries()
+        assert [(e["do"], e["node"]) for e in entries] == [("power-off", "b-1"), ("power-off", "b-2")]
+        severity, title, message = app.messages[-1]
+        assert title == "Power off zone-b" and message.startswith("2 operations: ")
+        saved = app.sim.save(tmp_path / "zone.toml")
+        now = app.sim.clock.now
+    replay = Simulation(load_scenario(saved))
+    replay.run_until_ms(now)
+    assert [replay.kubelets[n].power for n in ("a-1", "a-2", "b-1", "b-2")] == ["on", "on", "off", "off"]

@@ -228,3 +228,13 @@ def test_only_the_first_unknown_nodes_get_a_suggestion():
     assert len(unknown) == MAX_SUGGESTIONS + 5
     assert all('did you mean "a-' in p for p in unknown[:MAX_SUGGESTIONS])
     assert not any("did you mean" in p for p in unknown[MAX_SUGGESTIONS:])
+
+
+def test_a_list_holds_at_most_a_workloads_replicas():
+    from playground.scenario.validation import MAX_REPLICAS
+
+    lines = "".join(f"web-{i} a-1\n" for i in range(MAX_REPLICAS + 1))
+    text = CLUSTER + f"\n[[ownedPods]]\nowner = \"Deployment/web\"\nnamespace = \"apps\"\npods = '''\n{lines}'''\n"
+    (problem,) = problems(text)
+    assert problem == (f"copy.toml:{line_of(text, 'pods = ')}: ownedPods[0].pods: {MAX_REPLICAS + 1} pods: at most "
+                       f"{MAX_REPLICAS} a list, as a workload has at most that many replicas")

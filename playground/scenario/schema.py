@@ -14,7 +14,7 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fi
                       model_validator)
 
 from ..units import format_cpu, format_duration, format_memory, parse_count, parse_cpu, parse_duration, parse_memory
-from .validation import (EFFECTS, MAX_NODE_POOL, MAX_TIME_MS, label_error, label_value_error, labels_error,
+from .validation import (EFFECTS, MAX_NODE_POOL, MAX_REPLICAS, MAX_TIME_MS, label_error, label_value_error, labels_error,
                          parse_taint_spec, qualified_name_error, removal_spec, replicas_error, subdomain_error,
                          taint_text, unique_taints_error)
 
@@ -594,11 +594,16 @@ class OwnedPodsSpec(Strict):
     @field_validator("pods")
     @classmethod
     def _lines(cls, value: str) -> str:
+        if value.count("\n") > MAX_REPLICAS + 1000:  # (blank lines allowed) before parsing a huge list
+            raise ValueError(f"at most {MAX_REPLICAS} pods a list, as a workload has at most that many replicas")
         try:
-            owned_pod_entries(value)
+            entries = owned_pod_entries(value)
         except OwnedLineError as exc:
             raise PydanticCustomError("owned_pod_line", "{message}", {"message": str(exc), "line": exc.index}) \
                 from None
+        if len(entries) > MAX_REPLICAS:
+            raise ValueError(f"{len(entries)} pods: at most {MAX_REPLICAS} a list, as a workload has at most that "
+                             "many replicas")
         return value
 
     def entries(self) -> list[tuple[int, str, str]]:

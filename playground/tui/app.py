@@ -411,7 +411,9 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
             self.notify(Text(f"A new future from {format_duration(self.sim.clock.now)}; the old one is kept as "
                              f"{list(history.branches)[-1]} (b: branches)."), title="Forked")
         refused = [r for r in results if not r.ok]
-        if len(results) == 1:
+        if not results:
+            self.notify(Text("nothing to do"), title=title, severity="warning")
+        elif len(results) == 1:
             result = results[0]
             if result.ok:
                 self.notify(Text(result.message), title=title)

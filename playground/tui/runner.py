@@ -4,8 +4,9 @@ The UI never blocks on the engine (design rule 5):
 
 * Each frame (`refresh_hz` times a wall second; while the engine falls behind, one after another,
   keys and paints in between) the runner works out how many ticks the speed asks for since the last
-  frame, and runs as many as fit in `budget` seconds; the rest are carried to the next frame (a backlog bounded to half a second of simulated time at the current speed, so a
-  speed the machine cannot reach shows up as a lower actual speed instead of an ever-growing debt).
+  frame, and runs as many as fit in `budget` seconds; the rest are carried to the next frame (a
+  backlog bounded to half a second of simulated time at the current speed, so a speed the machine
+  cannot reach shows up as a lower actual speed instead of an ever-growing debt).
 * The ticks run in a worker thread while the event loop keeps handling keys. While the engine is busy
   the UI does not read it: tables show their last rendered lines, and operations chosen meanwhile are
   queued and applied before the next tick. One tick that takes long (placing 150,000 pods at time 0)
@@ -199,14 +200,14 @@ class EngineRunner:
 
     def set_paused(self, paused: bool) -> None:
         self.paused = paused
-        self._behind = False
+        self._behind = self._cut = False
         self.owed = 0.0
         self._last_wall = None
         self._samples.clear()
 
     def set_speed(self, speed: int) -> None:
         self.speed = speed
-        self._behind = False
+        self._behind = self._cut = False
         self.owed = min(self.owed, 1.0)
         self._samples.clear()
 
@@ -232,7 +233,7 @@ class EngineRunner:
     def replace(self, sim: Simulation) -> None:
         """A new scenario: forget everything owed to the old one."""
         self.sim = sim
-        self._behind = False
+        self._behind = self._cut = False
         self.owed = 0.0
         self.requested = 0
         self.queued.clear()

@@ -255,6 +255,8 @@ async def test_palette_powers_off_a_whole_zone_one_operation_a_node(tmp_path):
         assert title == "Power off zone-b" and message.startswith("2 operations: ")
         saved = app.sim.save(tmp_path / "zone.toml")
         now = app.sim.clock.now
+        assert app.apply_operations([], "Power off zone-c") == []  # a zone emptied meanwhile
+        assert app.messages[-1] == ("warning", "Power off zone-c", "nothing to do")
     replay = Simulation(load_scenario(saved))
     replay.run_until_ms(now)
     assert [replay.kubelets[n].power for n in ("a-1", "a-2", "b-1", "b-2")] == ["on", "on", "off", "off"]

@@ -9,13 +9,11 @@ from __future__ import annotations
 import json
 import re
 
-from ..scenario.validation import label_error, subdomain_error
+from ..scenario.validation import DNS1123_SUBDOMAIN, label_error, subdomain_error
 
 SIMPLE_KEYS = frozenset({"name", "namespace", "nodeName", "owner", "mirror"})
 OWNED_KEYS = frozenset({"name", "namespace", "nodeName", "owner"})  # what an [[ownedPods]] line holds
 OWNER = re.compile(r"(Deployment|DaemonSet|StatefulSet)/[a-z0-9]([-a-z0-9.]*[a-z0-9])?")
-# a DNS-1123 subdomain (validation.dns1123_subdomain_errors says why anything else is not one)
-_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _PLAIN = re.compile(r"[A-Za-z0-9 ._/:=-]*")  # nothing to escape in a TOML basic string
 
@@ -26,7 +24,7 @@ def simple_pod(entry: dict, namespaces: dict[str, str | None]):
     from ..scenario.schema import PodSpec
 
     name = entry.get("name")
-    if type(name) is not str or not (len(name) <= 253 and _SUBDOMAIN.fullmatch(name)) \
+    if type(name) is not str or not (len(name) <= 253 and DNS1123_SUBDOMAIN.fullmatch(name)) \
             and subdomain_error(name, "pod name"):
         return None
     namespace = entry.get("namespace", "default")
@@ -98,7 +96,7 @@ def owned_pod_lists(pods: list[dict], extra_key: str) -> tuple[list[dict], list[
 
 
 def _dns_name(value: str) -> bool:
-    return len(value) <= 253 and _SUBDOMAIN.fullmatch(value) is not None
+    return len(value) <= 253 and DNS1123_SUBDOMAIN.fullmatch(value) is not None
 
 
 def toml_value(value) -> str:

@@ -14,9 +14,9 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fi
                       model_validator)
 
 from ..units import format_cpu, format_duration, format_memory, parse_count, parse_cpu, parse_duration, parse_memory
-from .validation import (EFFECTS, MAX_NODE_POOL, MAX_REPLICAS, MAX_TIME_MS, label_error, label_value_error, labels_error,
-                         parse_taint_spec, qualified_name_error, removal_spec, replicas_error, subdomain_error,
-                         taint_text, unique_taints_error)
+from .validation import (DNS1123_SUBDOMAIN, EFFECTS, MAX_NODE_POOL, MAX_REPLICAS, MAX_TIME_MS, label_error,
+                         label_value_error, labels_error, parse_taint_spec, qualified_name_error, removal_spec,
+                         replicas_error, subdomain_error, taint_text, unique_taints_error)
 
 Duration = Annotated[int, BeforeValidator(parse_duration), PlainSerializer(format_duration, return_type=str)]
 Cpu = Annotated[int, BeforeValidator(parse_cpu), PlainSerializer(format_cpu, return_type=str)]
@@ -537,7 +537,6 @@ class PodSpec(PodSpecFields):
 # an owned pod's line: its name and its node, both DNS-1123 subdomains (checked one by one when this
 # quick form does not match: subdomain_error then says what is wrong)
 _OWNED_LINE = re.compile(r"[ \t]*([a-z0-9][-a-z0-9.]{0,251}[a-z0-9]|[a-z0-9])[ \t]+([a-z0-9][-a-z0-9.]{0,251}[a-z0-9]|[a-z0-9])[ \t]*\r?")
-_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 _OWNED_ENTRIES: dict[str, list[tuple[int, str, str]]] = {}
 
 
@@ -552,7 +551,7 @@ def owned_pod_entries(text: str) -> list[tuple[int, str, str]]:
     entries: list[tuple[int, str, str]] = []
     append = entries.append
     fullmatch = _OWNED_LINE.fullmatch
-    subdomain = _SUBDOMAIN.fullmatch
+    subdomain = DNS1123_SUBDOMAIN.fullmatch
     for index, line in enumerate(text.split("\n")):
         match = fullmatch(line)
         if match is not None:

@@ -136,18 +136,12 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         self.refresh_chrome()
         self.views[self.current_view].frame(True)
         self.views[self.current_view].table.focus()
-        self.freeze_heap()
+        freeze_heap()
         self.timecontrol.open_scenario()
         if self.auto_frames:
             self.set_interval(1 / self.refresh_hz, self._timer_frame, name="frame")
             self.set_interval(0.5, self._busy_chrome, name="busy")
             self.set_interval(0.1, self.refresh_progress, name="progress")
-
-    @staticmethod
-    def freeze_heap() -> None:
-        """The opened cluster out of the garbage collector's sight, which stalled the event loop for up
-        to a second at 150,000 pods (simulation.freeze_heap)."""
-        freeze_heap()
 
     def on_resize(self) -> None:
         # Narrow terminals: the footer's compact style fits more keys before it cuts the rest.
@@ -450,7 +444,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
             view.update_title()
         self.views[self.current_view].frame(True)
         self.refresh_chrome()
-        self.freeze_heap()
+        freeze_heap()
         self.timecontrol.open_scenario()
         self.notify(Text(f"{scenario.scenario.name}: {len(self.sim.store.nodes)} nodes"),
                     title=f"Loaded {path.name if path else 'scenario'}")

@@ -16,6 +16,7 @@ from rich.text import Text
 from textual.binding import Binding
 
 from ..engine.history import format_bytes
+from ..engine.simulation import freeze_heap
 from ..units import format_duration
 from .commands import PaletteCommand
 from .screens.time_dialogs import BranchesDialog, GoToTimeDialog
@@ -144,7 +145,7 @@ class TimeControl:
         sim.history.free_retired()  # a restored opened state replaced the built one
         sim.store.take_changes()
         self.redraw_all()
-        app.freeze_heap()
+        freeze_heap()
 
     # ---------------------------------------------------------------- time travel
 

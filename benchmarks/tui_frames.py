@@ -100,6 +100,7 @@ class Pauses:
 
     def __init__(self) -> None:
         self.gc: list[float] = []
+        self.gc_by_generation: dict[int, list[float]] = {0: [], 1: [], 2: []}
         self.checkpoints: list[float] = []
         self._gc_start = 0.0
 
@@ -107,7 +108,9 @@ class Pauses:
         if phase == "start":
             self._gc_start = time.perf_counter()
         else:
-            self.gc.append(time.perf_counter() - self._gc_start)
+            pause = time.perf_counter() - self._gc_start
+            self.gc.append(pause)
+            self.gc_by_generation[info["generation"]].append(pause)
 
     def watch_checkpoints(self, history) -> None:
         cls = type(history)  # slotted: wrap the class's method (this process runs one simulation)
@@ -282,6 +285,8 @@ async def run(args: argparse.Namespace) -> None:
           f"(×{simulated / engine_total if engine_total else float('nan'):.0f} per engine CPU s)")
     print(f"  event loop lag (5 ms sleeps):   {summary(lags)}")
     print(f"  garbage collector pauses:       {summary(pauses.gc)}")
+    print("    by generation: " + ", ".join(f"{g}: {len(v)} sum {sum(v):.2f} s"
+                                           for g, v in pauses.gc_by_generation.items()))
     print(f"  time-travel checkpoints:        {summary(pauses.checkpoints)}"
           + ("  (history off)" if args.no_history else ""))
     print(f"  frame total (step + UI): p50 {ms(pct(totals, .5))}  p95 {ms(pct(totals, .95))}  max {ms(max(totals))}")

@@ -81,8 +81,8 @@ async def test_at_80x24_the_conditions_keep_their_status_and_the_header_does_not
     async with app.run_test(size=(80, 24)) as pilot:
         await app.advance(2)
         await pilot.pause()
-        detail = app.nodes_view.detail.body
-        text = rendered(detail.content, width=detail.size.width or 76)
+        detail = app.nodes_view.detail
+        text = rendered(detail.content, width=detail.scrollable_content_region.width or 76)
         conditions = text[text.index("Conditions"):]
         assert "STATUS" in conditions.splitlines()[1]
         assert any(line.split()[:2] == ["Ready", "True"] for line in conditions.splitlines())
@@ -111,7 +111,7 @@ async def test_a_deleted_node_comes_back_from_the_tui():
         await press(pilot, "X", "y")
         assert "b-2" not in app.sim.store.nodes
         assert [k for k, _ in app.node_choices("b-2")] == ["b-2"]  # still in the node picker
-        assert "registers the Node again" in rendered(app.nodes_view.detail.body.content)
+        assert "registers the Node again" in rendered(app.nodes_view.detail.content)
         await press(pilot, "e")  # restart the kubelet: it registers the node again
         await app.advance(2)
         await pilot.pause()
@@ -193,7 +193,7 @@ async def test_newest_node_events_come_first_near_the_top_of_the_detail():
         await select(pilot, "a-1")
         await press(pilot, "c")
         await pilot.pause()
-        text = rendered(app.nodes_view.detail.body.content)
+        text = rendered(app.nodes_view.detail.content)
         events = text.index("Recent events")
         assert events < text.index("Conditions")
         assert text[events:].splitlines()[2].split()[2] == "NodeNotSchedulable"  # the newest, first
@@ -223,7 +223,7 @@ async def test_a_refused_operation_is_a_notification_not_a_cluster_event():
         await press(pilot, "5")
         reasons = [row(app, "events", k)["reason"] for k in app.events_view.table.keys()]
         assert "OperationRefused" not in reasons and reasons
-        assert "OperationRefused" not in rendered(app.nodes_view.detail.body.content)
+        assert "OperationRefused" not in rendered(app.nodes_view.detail.content)
 
 
 async def test_cpu_shows_millicores_as_kubectl_does():

@@ -209,7 +209,7 @@ async def test_p_powers_off_after_confirmation_and_the_screen_shows_what_follows
         await app.advance(30)
         await pilot.pause()
         assert row(app, "nodes", "b-1")["lease"] == "35s"  # renewTime stays at 0s
-        assert "Ready→Unknown in 20s" in rendered(app.nodes_view.detail.body.content)
+        assert "Ready→Unknown in 20s" in rendered(app.nodes_view.detail.content)
         await app.advance(30)
         await pilot.pause()
         cells = row(app, "nodes", "b-1")
@@ -243,7 +243,7 @@ async def test_s_shuts_the_node_down_gracefully():
         assert row(app, "nodes", "a-1")["machine"] == "ShuttingDown"
         await app.advance(2)
         app.nodes_view.show_detail()
-        text = rendered(app.nodes_view.detail.body.content)
+        text = rendered(app.nodes_view.detail.content)
         assert "shutdown: priority-" in text and "◀ running" in text
         await app.advance(40)
         assert app.sim.kubelets["a-1"].power == "off"
@@ -409,7 +409,7 @@ async def test_pending_view_shows_queue_and_the_schedulers_reason():
         cells = row(app, "pending", "default/huge")
         assert cells["queue"] in ("unschedulable", "active") or cells["queue"].startswith("backoff until")
         assert cells["reason"].startswith("0/4 nodes are available: 4 Insufficient cpu.")
-        detail = rendered(app.views["pending"].detail.body.content)
+        detail = rendered(app.views["pending"].detail.content)
         assert "kube-scheduler says" in detail and "0/4 nodes are available: 4 Insufficient cpu." in detail
 
 

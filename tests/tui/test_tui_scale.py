@@ -24,19 +24,19 @@ async def test_the_running_clock_redraws_the_same_nodes_detail_at_most_every_per
         await app.advance(5)
         view = app.nodes_view
         view.show_detail()
-        shown = view.detail.body.content
+        shown = view.detail.content
         app.runner.set_paused(False)  # running (no frame timer in tests: frames are called by hand)
         app.sim.step()
         view.frame(True)
-        assert view.detail.body.content is shown  # same node, same wall instant: not redrawn
+        assert view.detail.content is shown  # same node, same wall instant: not redrawn
         now[0] += DETAIL_PERIOD
         view.frame(True)
-        assert view.detail.body.content is not shown
-        shown = view.detail.body.content
+        assert view.detail.content is not shown
+        shown = view.detail.content
         view.table.move_cursor(view.table.cursor_index + 1)  # another node: drawn at once
         await pilot.pause()
-        assert view.detail.body.content is not shown
-        assert str(view.table.cursor_key) in rendered(view.detail.body.content)
+        assert view.detail.content is not shown
+        assert str(view.table.cursor_key) in rendered(view.detail.content)
 
 
 async def test_paused_every_frame_redraws_the_detail():
@@ -45,9 +45,9 @@ async def test_paused_every_frame_redraws_the_detail():
         app.runner.clock = lambda: 100.0
         view = app.nodes_view
         view.show_detail()
-        shown = view.detail.body.content
+        shown = view.detail.content
         await app.advance(1)  # a step while paused: the detail follows it
-        assert view.detail.body.content is not shown
+        assert view.detail.content is not shown
 
 
 # ---------------------------------------------------------------- the Pods table catches up when shown

@@ -12,17 +12,18 @@ from typing import TYPE_CHECKING
 from rich.console import Group, RenderableType
 from rich.text import Text
 from rich.segment import Segment
-from textual.containers import VerticalScroll
+from textual import events
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.visual import Visual, visualize
-from textual.widget import Widget
 
 from ...engine.explain import node_outlook, pod_outlook
 from ...engine.nodeshutdown import shutdown_groups
 from ...units import format_age, format_duration
 from .. import format as fmt
 from .lines import Lines, SideBySide, TableBlock, as_lines
-from .vtable import text_segments
+from .vtable import keeps_its_box, text_segments
 
 if TYPE_CHECKING:
     from ...engine import Simulation
@@ -336,19 +337,39 @@ def pod_detail(sim: "Simulation", key: str) -> RenderableType:
     return Lines(parts)
 
 
-class RenderedBody(Widget):
-    """The detail pane's content at its width. A Static would render it twice a frame (once to
-    measure its height for a layout of the whole screen, once to paint); this asks for a layout only
-    when the height changes, which is rare while the clock runs. Content made of Texts and tables
+# While the clock runs, the same object's detail is redrawn at most this often (wall seconds). Its
+# table of pods and events is the dearest thing on screen (a node with 110 pods); at 12 frames a
+# second and ×1000 it would change faster than anyone reads it. A new selection shows at once.
+DETAIL_PERIOD = 0.25
+
+_NOTHING = object()
+
+
+class DetailPane(ScrollView):
+    """A scrolling pane showing one renderable; the view sets what it shows each frame (`due`).
+
+    It draws its content's lines itself (Textual's line API): its box is fixed by the layout
+    (`height: 1fr`), so new content changes only its scroll range, and a cursor move repaints the pane
+    instead of laying out the whole screen twice (once for the content's new height, once for the
+    pane's scroll range: half the UI's cost of a key at 150,000 pods). Content made of Texts and tables
     (`lines.Lines`) is laid out as screen lines and only the lines on screen are rendered; anything
     else is rendered whole, once per update."""
 
     DEFAULT_CSS = """
-    RenderedBody { width: 100%; height: auto; }
+    DetailPane {
+        height: 1fr;
+        border-top: solid $primary-muted;
+        padding: 0 1;
+        background: $surface;
+        overflow-x: hidden;
+    }
     """
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.can_focus = False
+        self._key: object = _NOTHING  # whose detail is shown
+        self._at = 0.0  # the runner's wall clock when it was drawn
         self._renderable: RenderableType = ""
         self._lines: Lines | None = None
         self._texts: list[Text] = []  # the screen lines of `_lines` at `_width`
@@ -359,74 +380,6 @@ class RenderedBody(Widget):
     def content(self) -> RenderableType:
         """What it shows (as Static.content)."""
         return self._renderable
-
-    def update(self, renderable: RenderableType) -> None:
-        self._renderable = renderable
-        self._lines = as_lines(renderable)
-        height = len(self._strips)
-        self._width = 0
-        width = self.size.width
-        if width:
-            self._render_at(width)
-        self.refresh(layout=not width or len(self._strips) != height)
-
-    def _render_at(self, width: int) -> None:
-        if self._lines is not None:
-            self._texts = self._lines.lines(width)
-            self._strips = [None] * len(self._texts)
-        else:
-            visual = visualize(self, self._renderable, markup=False)
-            self._strips = list(Visual.to_strips(self, visual, width, None, self.visual_style))
-        self._width = width
-
-    def get_content_height(self, container, viewport, width: int) -> int:
-        if width != self._width:
-            self._render_at(width)
-        return len(self._strips)
-
-    def render_line(self, y: int) -> Strip:
-        width = self.size.width
-        if width != self._width:
-            self._render_at(width)
-        base = self.rich_style
-        if y >= len(self._strips):
-            return Strip.blank(width, base)
-        strip = self._strips[y]
-        if strip is None:
-            segments = Segment.apply_style(text_segments(self._texts[y], self.app.console), base)
-            strip = self._strips[y] = Strip(list(segments)).crop_extend(0, width, base)
-        return strip
-
-
-# While the clock runs, the same object's detail is redrawn at most this often (wall seconds). Its
-# table of pods and events is the dearest thing on screen (a node with 110 pods); at 12 frames a
-# second and ×1000 it would change faster than anyone reads it. A new selection shows at once.
-DETAIL_PERIOD = 0.25
-
-_NOTHING = object()
-
-
-class DetailPane(VerticalScroll):
-    """A scrolling pane showing one renderable; the view sets what it shows each frame (`due`)."""
-
-    DEFAULT_CSS = """
-    DetailPane {
-        height: 1fr;
-        border-top: solid $primary-muted;
-        padding: 0 1;
-        background: $surface;
-    }
-    """
-
-    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
-        super().__init__(id=id, classes=classes)
-        self.body = RenderedBody(id=f"{id}-body" if id else None)
-        self.can_focus = False
-        self._key: object = _NOTHING  # whose detail is shown
-        self._at = 0.0  # the runner's wall clock when it was drawn
-
-    def compose(self):
-        yield self.body
 
     def due(self, key: object) -> bool:
         """Redraw `key`'s detail this frame? Yes for another object, while paused or stepping, and
@@ -441,7 +394,61 @@ class DetailPane(VerticalScroll):
         self._key = _NOTHING
 
     def show(self, renderable: RenderableType, key: object = _NOTHING) -> None:
-        self.body.update(renderable)
+        self._renderable = renderable
+        self._lines = as_lines(renderable)
+        self._width = 0
+        width = self.scrollable_content_region.width
+        if width:
+            self._render_at(width)
+            self._update_virtual_size()
+        self.refresh()
         self._key = key
         runner = getattr(self.app, "runner", None)
         self._at = runner.clock() if runner is not None else 0.0
+
+    def _render_at(self, width: int) -> None:
+        if self._lines is not None:
+            self._texts = self._lines.lines(width)
+            self._strips = [None] * len(self._texts)
+        else:
+            visual = visualize(self, self._renderable, markup=False)
+            self._strips = list(Visual.to_strips(self, visual, width, None, self.visual_style))
+        self._width = width
+
+    def _update_virtual_size(self) -> None:
+        size = Size(self._width, len(self._strips))
+        old = self.virtual_size
+        if size == old:
+            return
+        if keeps_its_box(self, old, size):
+            self.set_reactive(DetailPane.virtual_size, size)
+            if self.container_size:
+                self._scroll_update(size)  # the scrollbar asks for a layout itself if it comes or goes
+        else:
+            self.virtual_size = size
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit_width()
+
+    def _fit_width(self) -> None:
+        width = self.scrollable_content_region.width
+        if width and width != self._width:
+            self._render_at(width)
+            self._update_virtual_size()
+            self.refresh()
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        if width != self._width:
+            # The scrollbar came or went since the last layout: the lines wrap at the new width.
+            self._render_at(width)
+            self.call_later(self._update_virtual_size)
+        base = self.rich_style
+        index = self.scroll_offset.y + y
+        if index >= len(self._strips):
+            return Strip.blank(width, base)
+        strip = self._strips[index]
+        if strip is None:
+            segments = Segment.apply_style(text_segments(self._texts[index], self.app.console), base)
+            strip = self._strips[index] = Strip(list(segments)).crop_extend(0, width, base)
+        return strip

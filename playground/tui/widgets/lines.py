@@ -4,7 +4,7 @@ A Rich Table measures every cell of every column each time it renders (a node's 
 events, conditions and 110 pods took about 35 ms of CPU per redraw at 150,000 pods). Here a table
 is its cells' plain widths, a column per max over its cells, and one Text per screen line:
 laying it out costs a pass over the cells, and the pane renders only the lines on screen
-(`RenderedBody`). They print through Rich as well (`__rich_console__`: the tests read them so).
+(`details.DetailPane`). They print through Rich as well (`__rich_console__`: the tests read them so).
 
 The layout follows the Rich tables it replaces (`box=None, padding=(0, 1)`): a space before the
 first column, two between columns; a header row in "bold dim"; one column may wrap (fold) its

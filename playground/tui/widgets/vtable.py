@@ -97,6 +97,27 @@ class RowSource(Protocol):
     # cell's text, numbers compared as numbers).
 
 
+def keeps_its_box(widget: Widget, old: Size, new: Size) -> bool:
+    """Would a line-API widget's size on screen stay the same with `new` content (its virtual size)
+    instead of `old`? Yes while it is not shown (a layout follows when it is), or when its height is
+    fixed by the layout (or, for `height: auto`, capped below both contents) and its width does not
+    follow the content. Then setting the virtual size needs no layout of the whole screen (which
+    repaints every widget): only the scrollbars follow."""
+    if not widget.is_mounted:
+        return False
+    if any(not node.display for node in widget.ancestors_with_self if isinstance(node, Widget)):
+        return True
+    if not widget.size:
+        return False
+    styles = widget.styles
+    room = widget.container_size
+    if styles.width is not None and styles.width.is_auto and old.width != new.width:
+        return False
+    if styles.height is not None and styles.height.is_auto:
+        return old.height > room.height and new.height > room.height
+    return True
+
+
 class VirtualTable(ScrollView, can_focus=True):
     """A table that renders only its visible lines (see module doc)."""
 
@@ -204,6 +225,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self._natural: dict[Hashable, tuple[int, ...]] = {}  # a rendered row's cell widths, for fitting
         self._last_posted: Hashable | None = object()
         self.render_count = 0  # lines rendered (for tests and the benchmark)
+        self._line_style: Style | None = None  # the widget's style during a paint (render_lines)
 
     # ---------------------------------------------------------------- queries
 
@@ -619,7 +641,12 @@ class VirtualTable(ScrollView, can_focus=True):
                 self._forget(key)
 
     def render_lines(self, crop):
-        lines = super().render_lines(crop)
+        # The widget's style walks its ancestors each time it is read: once a paint, not twice a line.
+        self._line_style = self.rich_style
+        try:
+            lines = super().render_lines(crop)
+        finally:
+            self._line_style = None
         self._fit_widths()
         return lines
 
@@ -740,7 +767,7 @@ class VirtualTable(ScrollView, can_focus=True):
         old = self.virtual_size
         if size == old:
             return
-        if self._keeps_its_box(old, size):
+        if keeps_its_box(self, old, size):
             # Setting virtual_size asks for a layout of the whole screen, which repaints every widget:
             # in a zone outage pods come and go every frame. When the table's box cannot change, only
             # the scrollbars follow (they ask for a layout themselves if one appears or goes).
@@ -751,24 +778,6 @@ class VirtualTable(ScrollView, can_focus=True):
         else:
             self.virtual_size = size
 
-    def _keeps_its_box(self, old: Size, new: Size) -> bool:
-        """Would the table's size on screen stay the same with `new` content instead of `old`? Yes
-        while it is not shown (a layout follows when it is), or when its height is fixed by the layout
-        (or, for `height: auto`, capped below both contents) and its width does not follow the content."""
-        if not self.is_mounted:
-            return False
-        if any(not node.display for node in self.ancestors_with_self if isinstance(node, Widget)):
-            return True
-        if not self.size:
-            return False
-        styles = self.styles
-        room = self.container_size
-        if styles.width is not None and styles.width.is_auto and old.width != new.width:
-            return False
-        if styles.height is not None and styles.height.is_auto:
-            return old.height > room.height and new.height > room.height
-        return True
-
     def on_resize(self, event: events.Resize) -> None:
         self._update_virtual_size()
         self._header_cache = None
@@ -778,7 +787,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self._update_virtual_size()
 
     def on_show(self) -> None:
-        # Its content may have changed while hidden, without a layout (`_keeps_its_box`).
+        # Its content may have changed while hidden, without a layout (`keeps_its_box`).
         if self.container_size:
             self._scroll_update(self.virtual_size)
 
@@ -798,7 +807,7 @@ class VirtualTable(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         width = self.scrollable_content_region.width
-        base = self.rich_style
+        base = self._line_style or self.rich_style
         if y == 0:
             return self._header_strip().crop_extend(scroll_x, scroll_x + width,
                                                     self.get_component_rich_style("vtable--header"))
@@ -837,7 +846,7 @@ class VirtualTable(ScrollView, can_focus=True):
                 if cells is None:
                     cells = self.source.cells(key)
                 sig = cell_signature(cells)
-                cached = self._render_cells(cells, self.rich_style)
+                cached = self._render_cells(cells, self._line_style or self.rich_style)
                 self.render_count += 1
                 if len(self._cache) > 4 * max(self.visible_rows, 16):
                     self._cache.clear()

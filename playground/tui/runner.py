@@ -175,6 +175,11 @@ class EngineRunner:
         """The last frame was cut short by a key with ticks still owed."""
         return self._cut and not self.paused
 
+    def redraw_due(self, drawn_at: float, period: float) -> bool:
+        """Draw again something drawn at `drawn_at` (this runner's clock) that changes with simulated
+        time alone? At once while paused or stepping; while the clock runs, every `period` wall seconds."""
+        return self.paused or bool(self.requested) or self.clock() - drawn_at >= period
+
     def busy_for(self) -> float:
         """Wall seconds the running step has taken so far (0 when idle)."""
         return self.clock() - self.busy_since if self.busy else 0.0

@@ -146,3 +146,72 @@ def test_incremental_repaints_show_what_a_whole_repaint_shows(actions):
     import asyncio
 
     asyncio.run(incremental_matches_whole(actions))
+
+
+# ---------------------------------------------------------------- property: held times, never held state
+
+class TimedSource(Source):
+    """Rows of a name, a state the engine changes, and an age that time alone changes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ages: dict[str, str] = {}
+
+    def cells(self, key):
+        return [key, self.values.get(key, "-"), self.ages.get(key, "0s")]
+
+
+class TimedApp(BoxedApp):
+    def __init__(self) -> None:
+        App.__init__(self)
+        self.source = TimedSource()
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield VirtualTable([Column("name", "NAME", 9, 9), Column("state", "STATE", 8, 8),
+                                Column("age", "AGE", 5, 5, "right", timed=True)], self.source, id="t")
+            yield Static("below", id="filler")
+
+
+TIMED_ACTIONS = st.one_of(
+    st.tuples(st.just("state"), st.integers(0, 29), st.sampled_from(["-", "Ready", "NotReady"])),
+    st.tuples(st.just("age"), st.integers(0, 29), st.sampled_from(["1s", "2s", "9m59s"])),
+    st.tuples(st.just("cursor"), st.integers(-3, 3), st.just("")),
+)
+
+
+async def held_lines_differ_only_in_times(actions) -> None:
+    app = TimedApp()
+    async with app.run_test(size=(40, 16)) as pilot:
+        table = app.query_one(VirtualTable)
+        source = app.source
+        names = keys(30)
+        table.upsert(names)
+        await pilot.pause()
+        table.hold_time = True  # the clock runs and the time-driven redraw is not due
+        for action, number, value in actions:
+            if action == "cursor":
+                table.move_cursor(table.cursor_index + number)
+            else:
+                (source.values if action == "state" else source.ages)[names[number]] = value
+                table.upsert([names[number]])  # the engine says the row changed
+            await pilot.pause()
+        shown = screen_text(app)
+        table.hold_time = False  # the time-driven redraw is due: the view reads every visible row again
+        table.invalidate()
+        await pilot.pause()
+        due = screen_text(app)
+        table._invalidate_all()
+        await pilot.pause()
+        whole = screen_text(app)
+        assert due == whole
+        state_end = whole[0].index("STATE") + 8  # NAME and STATE: never held
+        assert [line[:state_end] for line in shown] == [line[:state_end] for line in whole]
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(TIMED_ACTIONS, min_size=1, max_size=12))
+def test_held_lines_differ_from_a_whole_repaint_only_in_timed_columns(actions):
+    import asyncio
+
+    asyncio.run(held_lines_differ_only_in_times(actions))

@@ -1,6 +1,8 @@
 """What keeps the UI cheap while the clock runs fast: the detail pane of the same object is redrawn
-at most every DETAIL_PERIOD of wall time (a new selection, a pause or a step shows at once). The
-runner's wall clock is moved by hand: the tests assert what is drawn, not how long it takes."""
+at most every DETAIL_PERIOD of wall time (a new selection, a pause or a step shows at once), and a
+table's cells that change with time alone (ages) every TIME_PERIOD, while rows the engine changed are
+redrawn on the frame that changed them. The runner's wall clock is moved by hand: the tests assert
+what is drawn, not how long it takes."""
 
 from __future__ import annotations
 
@@ -10,9 +12,12 @@ import os
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from playground.engine import Operation
+from playground.tui.runner import FrameResult, merge_changes
 from playground.tui.widgets.details import DETAIL_PERIOD
+from playground.tui.widgets.tableview import TIME_PERIOD
 
 from test_tui_keys import rendered
+from test_tui_repaint import screen_text
 from tui_helpers import SIZE, make_app
 
 
@@ -48,6 +53,47 @@ async def test_paused_every_frame_redraws_the_detail():
         shown = view.detail.content
         await app.advance(1)  # a step while paused: the detail follows it
         assert view.detail.content is not shown
+
+
+def nodes_row(app, node: str) -> str:
+    """The Nodes table's line for `node` as it was last painted."""
+    return next(line for line in screen_text(app) if line.split()[:1] == [node])
+
+
+async def running_frame(app, pilot, ticks: int = 1) -> None:
+    """What a frame does while the clock runs: ticks, then the views from their ChangeSet."""
+    changes = app.sim.store.take_changes()
+    for _ in range(ticks):
+        changes = merge_changes(changes, app.sim.step())
+    app.update_views(FrameResult(ticks=ticks, changes=changes))
+    await pilot.pause()
+
+
+async def test_the_running_clock_redraws_ages_every_period_and_engine_changes_at_once():
+    app = make_app()
+    now = [100.0]
+    async with app.run_test(size=SIZE) as pilot:
+        app.runner.clock = lambda: now[0]
+        await app.advance(5)
+        await pilot.pause()
+        assert nodes_row(app, "a-2").split()[-1] == "5s"  # AGE
+        app.runner.set_paused(False)  # running (no frame timer in tests: frames are called by hand)
+        await running_frame(app, pilot, 3)  # drawn at this wall instant (the step): ages wait
+        assert nodes_row(app, "a-2").split()[-1] == "5s"
+        app.sim.apply(Operation("power-off", node="a-2"))  # the engine changes a-2's row: drawn at once
+        await running_frame(app, pilot)
+        row = nodes_row(app, "a-2")
+        assert "PoweredOff" in row and row.split()[-1] == "9s"
+        assert nodes_row(app, "a-1").split()[-1] == "5s"  # a row only time changed still waits
+        now[0] += TIME_PERIOD
+        await running_frame(app, pilot)
+        assert nodes_row(app, "a-1").split()[-1] == "10s"
+        await running_frame(app, pilot)
+        assert nodes_row(app, "a-1").split()[-1] == "10s"
+        app.runner.set_paused(True)
+        await app.advance(2)  # a step while paused: ages follow it at once
+        await pilot.pause()
+        assert nodes_row(app, "a-1").split()[-1] == "13s"
 
 
 # ---------------------------------------------------------------- the Pods table catches up when shown

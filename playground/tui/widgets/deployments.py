@@ -130,7 +130,7 @@ class DeploymentsView(TableView):
             Column("ready", "READY", 5, 9, "right"),
             Column("updated", "UP-TO-DATE", 10, 10, "right"),
             Column("available", "AVAILABLE", 9, 9, "right"),
-            Column("age", "AGE", 3, 8, "right"),
+            Column("age", "AGE", 3, 8, "right", timed=True),
             Column("revision", "REVISION", 8, 8, "right"),
             Column("strategy", "STRATEGY", 8, 60),
             Column("rollout", "ROLLOUT STATUS", 14, 200, flex=True),

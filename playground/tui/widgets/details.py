@@ -385,9 +385,7 @@ class DetailPane(ScrollView):
         """Redraw `key`'s detail this frame? Yes for another object, while paused or stepping, and
         otherwise every DETAIL_PERIOD."""
         runner = getattr(self.app, "runner", None)
-        if runner is None or key != self._key or runner.paused or runner.requested:
-            return True
-        return runner.clock() - self._at >= DETAIL_PERIOD
+        return runner is None or key != self._key or runner.redraw_due(self._at, DETAIL_PERIOD)
 
     def forget(self) -> None:
         """Another simulation: whatever is shown is stale."""

@@ -84,13 +84,13 @@ class EventsView(TableView):
 
     def columns(self) -> list[Column]:
         return [
-            Column("last", "LAST SEEN", 9, 9, "right"),
+            Column("last", "LAST SEEN", 9, 9, "right", timed=True),
             Column("at", "AT", 7, 10, "right"),
             Column("type", "TYPE", 7, 7),
             Column("reason", "REASON", 12, 28),
             Column("object", "OBJECT", 12, 48),
             Column("count", "COUNT", 5, 6, "right"),
-            Column("first", "FIRST SEEN", 10, 10, "right"),
+            Column("first", "FIRST SEEN", 10, 10, "right", timed=True),
             Column("message", "MESSAGE", 20, 600, flex=True),
         ]
 

@@ -106,7 +106,7 @@ class NodesView(TableView):
             Column("pods", "PODS", 7, 9, "right"),
             Column("lease", "LEASE AGE", 9, 10, "right", volatile=True),
             Column("drain", "DRAIN", 5, 9),
-            Column("age", "AGE", 5, 8, "right"),
+            Column("age", "AGE", 5, 8, "right", timed=True),
         ]
 
     def make_source(self) -> Source:

@@ -73,7 +73,7 @@ class PendingView(PodDetailMixin, TableView):
             Column("memory", "MEMORY", 6, 9, "right"),
             Column("queue", "QUEUE", 13, 36),
             Column("nominated", "NOMINATED", 9, 24),
-            Column("age", "AGE", 5, 8, "right"),
+            Column("age", "AGE", 5, 8, "right", timed=True),
             Column("reason", "REASON (kube-scheduler)", 24, 600, flex=True),
         ]
 

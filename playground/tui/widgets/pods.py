@@ -133,7 +133,7 @@ class PodsView(PodDetailMixin, TableView):
             Column("priority", "PRIORITY", 8, 36),
             Column("cpu", "CPU", 4, 8, "right"),
             Column("memory", "MEMORY", 6, 9, "right"),
-            Column("age", "AGE", 5, 8, "right"),
+            Column("age", "AGE", 5, 8, "right", timed=True),
             Column("next", "NEXT", 20, 400, flex=True),
         ]
 

@@ -51,6 +51,9 @@ class Column:
     justify: str = "left"
     flex: bool = False  # takes the width left over (the last, long column: MESSAGE, REASON)
     volatile: bool = False  # its sort values change with time alone (ages): re-sorted on each frame
+    # Its text changes with simulated time alone (an age): while the table holds such changes
+    # (`hold_time`), a row whose other cells did not change keeps the line it painted.
+    timed: bool = False
     min_width: int = field(default=0, init=False)
 
     def __post_init__(self) -> None:
@@ -226,6 +229,11 @@ class VirtualTable(ScrollView, can_focus=True):
         self._last_posted: Hashable | None = object()
         self.render_count = 0  # lines rendered (for tests and the benchmark)
         self._line_style: Style | None = None  # the widget's style during a paint (render_lines)
+        # While set (the clock runs and the view's time-driven redraw is not due), a row whose cells
+        # changed only in timed columns keeps its painted line.
+        self.hold_time = False
+        self._held: dict[Hashable, Strip] = {}  # painted lines of rows changed since, until re-read
+        self._timed = frozenset(i for i, c in enumerate(columns) if c.timed or c.volatile)
 
     # ---------------------------------------------------------------- queries
 
@@ -585,7 +593,9 @@ class VirtualTable(ScrollView, can_focus=True):
         self._repaint()
 
     def _forget(self, key: Hashable) -> None:
-        self._cache.pop(key, None)
+        strip = self._cache.pop(key, None)
+        if strip is not None and self.hold_time:
+            self._held[key] = strip  # kept if only its times changed (_repaint_changed)
         self._sigs.pop(key, None)
         self._fresh.pop(key, None)
 
@@ -630,15 +640,29 @@ class VirtualTable(ScrollView, can_focus=True):
                     cells = self.source.cells(key)
                     fresh = cell_signature(cells)
                     if fresh != sig:
-                        self._cache.pop(key, None)
-                        self._fresh[key] = cells
-                        sigs[key] = sig = fresh
+                        shown = painted.get(line)
+                        held = self._held.get(key)
+                        if held is not None and shown and shown[:2] == (key, index == cursor) \
+                                and self._only_times_differ(shown[2], fresh):
+                            # the line stays as painted until times are due
+                            self._cache[key] = held
+                            sigs[key] = sig = shown[2]
+                        else:
+                            self._cache.pop(key, None)
+                            self._fresh[key] = cells
+                            sigs[key] = sig = fresh
                 state = (key, index == cursor, sig)
             if painted.get(line) != state:
                 self.refresh(Region(0, line, width, 1))
+        self._held.clear()
         if recheck:  # rows off screen are read again when they scroll into view
             for key in [k for k in self._cache if k not in visible]:
                 self._forget(key)
+
+    def _only_times_differ(self, old: tuple, new: tuple) -> bool:
+        timed = self._timed
+        return bool(timed) and len(old) == len(new) and all(
+            a == b for i, (a, b) in enumerate(zip(old, new)) if i not in timed)
 
     def render_lines(self, crop):
         # The widget's style walks its ancestors each time it is read: once a paint, not twice a line.

@@ -9,7 +9,7 @@ import pytest
 from conftest import BASE, events, make_sim
 
 from playground.engine import Operation
-from playground.engine.objects import TRUE, PodDisruptionBudget, PodTemplate
+from playground.engine.objects import TRUE, PodDisruptionBudget, PodTemplate, uid_text
 from playground.engine.scheduler.preemption import (
     NOT_ELIGIBLE_NEVER,
     NOT_ELIGIBLE_TERMINATING,
@@ -200,7 +200,7 @@ def test_p1_p3_preempt_nominates_node1_and_deletes_both_victims(policy):
             TRUE, "PreemptionByScheduler", "default-scheduler: preempting to accommodate a higher priority pod")
         assert victim.deletion_timestamp == 40_000  # deleted with its own 30 s grace period
         [event] = events(sim, "Preempted", victim.ref)
-        assert event.message == f"Preempted by pod {pod.uid} on node node1" and event.time == 10_000
+        assert event.message == f"Preempted by pod {uid_text(pod.uid)} on node node1" and event.time == 10_000
         assert event.type == "Normal" and event.source == "default-scheduler"
     assert [p.name for p in sim.store.pods.values() if p.deletion_timestamp is not None] == ["p1.1", "p1.2"]
     # Called again while the victims terminate: not eligible, nothing more is preempted.

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from conftest import make_sim, nodes_toml
 
 from playground.engine import Operation
-from playground.engine.objects import PodTemplate
+from playground.engine.objects import PodTemplate, uid_text
 
 arrival = st.tuples(
     st.integers(0, 90),  # second
@@ -34,7 +34,7 @@ def test_preemption_invariants(arrivals, deletions):
             sim.apply(Operation("create-pod", pod=f"p{i}", template=template))
             pod = sim.store.pods[f"default/p{i}"]
             pod.preemption_policy = policy
-            priority_of[pod.uid] = priority_of[pod.name] = priority
+            priority_of[uid_text(pod.uid)] = priority_of[pod.name] = priority
         else:
             names = sorted(sim.store.pods)
             if names:
@@ -67,4 +67,4 @@ def check(sim, priority_of):
                 assert pod.key in sim.scheduler.last_attempt
         # preemptionPolicy Never pods never cause a preemption
         if pod.preemption_policy == "Never":
-            assert not any(e.reason == "Preempted" and pod.uid in e.message for e in store.recorder.events)
+            assert not any(e.reason == "Preempted" and uid_text(pod.uid) in e.message for e in store.recorder.events)

@@ -118,7 +118,7 @@ class DrainPod:
     key: str
     name: str
     namespace: str
-    uid: str
+    uid: int
     state: str = ""
     attempts: int = 0  # eviction requests sent
     refusals: int = 0  # of which refused (429)

@@ -69,7 +69,7 @@ class Container:
     """The containers of one pod on one machine (the simulation treats a pod's containers as one)."""
 
     pod_key: str
-    uid: str
+    uid: int
     started: bool = False
     stopping: bool = False
     timer: int | None = None
@@ -177,7 +177,7 @@ class Kubelet:
         self.mounted: dict[str, str] = {}  # volume key -> pod key: volumes mounted on this machine
         self.boot = 0  # machine boots so far (power-on after power-off)
         self.process = 0  # kubelet processes started so far: each has its own event recorder
-        self.status_boot: tuple[str, int] | None = None  # (Node uid, boot) whose bootID the status carries
+        self.status_boot: tuple[int, int] | None = None  # (Node uid, boot) whose bootID the status carries
 
     # ---------------------------------------------------------------- state
 

@@ -16,6 +16,7 @@ from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
 from ..units import format_cpu, format_memory
+from .objects import uid_text
 
 if TYPE_CHECKING:
     from .objects import Condition, Node, Pod, Taint, Toleration
@@ -84,7 +85,7 @@ def node_manifest(sim: "Simulation", name: str, epoch: datetime = EPOCH) -> dict
         "kind": "Node",
         "metadata": {
             "name": node.name,
-            "uid": node.uid,
+            "uid": uid_text(node.uid),
             "creationTimestamp": timestamp(node.creation_time, epoch),
             "labels": {"kubernetes.io/hostname": node.name, **node.labels},
         },
@@ -112,7 +113,7 @@ def pod_manifest(sim: "Simulation", key: str, epoch: datetime = EPOCH) -> dict |
     metadata: dict[str, Any] = {
         "name": pod.name,
         "namespace": pod.namespace,
-        "uid": pod.uid,
+        "uid": uid_text(pod.uid),
         "creationTimestamp": timestamp(pod.creation_time, epoch),
     }
     if pod.labels:

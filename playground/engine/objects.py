@@ -109,10 +109,15 @@ class Lease:
     namespace: str = "kube-node-lease"
 
 
+def uid_text(uid: int) -> str:
+    """An object's uid as the playground shows it ("uid-00000042")."""
+    return f"uid-{uid:08d}"
+
+
 @dataclass(slots=True)
 class Node:
     name: str
-    uid: str
+    uid: int  # shown by uid_text
     labels: dict[str, str]
     capacity_cpu: int
     capacity_memory: int
@@ -398,7 +403,7 @@ class OwnerRef:
 class Pod:
     name: str
     namespace: str
-    uid: str
+    uid: int  # shown by uid_text
     labels: dict[str, str]
     creation_time: int
     priority: int = 0
@@ -648,7 +653,7 @@ class Event:
     last_time: int = -1
     # the rest of the recorder's key (EventRecorder): the involved object's uid and the recording
     # process; and the Event's number in the log (1 = first recorded)
-    uid: str = ""
+    uid: int = 0  # 0: no object, or one that no longer exists
     instance: str = ""
     seq: int = 0
 

@@ -27,7 +27,7 @@ class ScheduledDeletion:
     created_at: int
     fire_at: int
     timer: int
-    uid: str
+    uid: int
 
 
 def matching_tolerations(taints: list[Taint], tolerations: tuple[Toleration, ...]) -> tuple[bool, list[Toleration]]:
@@ -145,7 +145,7 @@ class TaintEvictionController:
             self.sim.store.event("Normal", "TaintManagerEviction", pod.ref,
                                  f"Cancelling deletion of Pod {pod.key}", SOURCE)
 
-    def fire(self, pod_key: str, uid: str) -> None:
+    def fire(self, pod_key: str, uid: int) -> None:
         work = self.scheduled.get(pod_key)
         if work is None or work.uid != uid:
             return

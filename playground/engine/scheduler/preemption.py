@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..objects import TRUE, Node, Pod, PodDisruptionBudget
+from ..objects import TRUE, Node, Pod, PodDisruptionBudget, uid_text
 from .framework import ERROR, OK, UNSCHEDULABLE, UNSCHEDULABLE_AND_UNRESOLVABLE, NodeInfo, Status
 from .plugins import DEFAULT_FILTERS
 
@@ -540,7 +540,7 @@ class DefaultPreemption:
             store.set_pod_condition(victim, "DisruptionTarget", TRUE, PREEMPTION_BY_SCHEDULER,
                                     f"{scheduler_name}: preempting to accommodate a higher priority pod")
             store.event("Normal", "Preempted", victim.ref,
-                        f"Preempted by pod {preemptor.uid} on node {candidate.node}", scheduler_name)
+                        f"Preempted by pod {uid_text(preemptor.uid)} on node {candidate.node}", scheduler_name)
             self.sim.apiserver.delete_pod(victim)
         for other in self.scheduler.nominated_pods(candidate.node):
             if other.priority < preemptor.priority and other.key != preemptor.key:

@@ -89,7 +89,7 @@ def class_key(pod: Pod) -> tuple:
 def class_pod(pod: Pod) -> Pod:
     """A stand-in with the fields of `pod` the request-independent filters read (and nothing that
     changes when `pod` is bound)."""
-    return Pod(name="", namespace="", uid="", labels={}, creation_time=0, tolerations=pod.tolerations,
+    return Pod(name="", namespace="", uid=0, labels={}, creation_time=0, tolerations=pod.tolerations,
                node_selector=dict(pod.node_selector), affinity_node_name=pod.affinity_node_name,
                required_node_affinity=pod.required_node_affinity, node_name=pod.node_name)
 

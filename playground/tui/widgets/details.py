@@ -23,7 +23,7 @@ from ...engine.nodeshutdown import shutdown_groups
 from ...units import format_age, format_duration
 from .. import format as fmt
 from .lines import Lines, SideBySide, TableBlock, as_lines
-from .vtable import keeps_its_box, text_segments
+from .vtable import set_virtual_size, text_segments
 
 if TYPE_CHECKING:
     from ...engine import Simulation
@@ -414,16 +414,7 @@ class DetailPane(ScrollView):
         self._width = width
 
     def _update_virtual_size(self) -> None:
-        size = Size(self._width, len(self._strips))
-        old = self.virtual_size
-        if size == old:
-            return
-        if keeps_its_box(self, old, size):
-            self.set_reactive(DetailPane.virtual_size, size)
-            if self.container_size:
-                self._scroll_update(size)  # the scrollbar asks for a layout itself if it comes or goes
-        else:
-            self.virtual_size = size
+        set_virtual_size(self, Size(self._width, len(self._strips)))
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit_width()

@@ -121,6 +121,22 @@ def keeps_its_box(widget: Widget, old: Size, new: Size) -> bool:
     return True
 
 
+def set_virtual_size(widget: ScrollView, size: Size) -> None:
+    """A line-API widget's content size. Setting virtual_size asks for a layout of the whole screen,
+    which repaints every widget; when the widget's box cannot change (`keeps_its_box`), only its
+    scrollbars follow (they ask for a layout themselves if one appears or goes) and it repaints."""
+    old = widget.virtual_size
+    if size == old:
+        return
+    if keeps_its_box(widget, old, size):
+        widget.set_reactive(ScrollView.virtual_size, size)
+        if widget.container_size:
+            widget._scroll_update(size)
+        widget.refresh()
+    else:
+        widget.virtual_size = size
+
+
 class VirtualTable(ScrollView, can_focus=True):
     """A table that renders only its visible lines (see module doc)."""
 
@@ -787,20 +803,8 @@ class VirtualTable(ScrollView, can_focus=True):
     def _update_virtual_size(self) -> None:
         pad = 2 * self.cell_padding
         width = sum(c.width + pad for c in self.columns)  # a flex column counts at its minimum
-        size = Size(width, len(self._rows) + 1)
-        old = self.virtual_size
-        if size == old:
-            return
-        if keeps_its_box(self, old, size):
-            # Setting virtual_size asks for a layout of the whole screen, which repaints every widget:
-            # in a zone outage pods come and go every frame. When the table's box cannot change, only
-            # the scrollbars follow (they ask for a layout themselves if one appears or goes).
-            self.set_reactive(VirtualTable.virtual_size, size)
-            if self.container_size:
-                self._scroll_update(size)
-            self.refresh()
-        else:
-            self.virtual_size = size
+        # In a zone outage pods come and go every frame: no layout of the screen for that.
+        set_virtual_size(self, Size(width, len(self._rows) + 1))
 
     def on_resize(self, event: events.Resize) -> None:
         self._update_virtual_size()

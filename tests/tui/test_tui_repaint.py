@@ -215,3 +215,22 @@ def test_held_lines_differ_from_a_whole_repaint_only_in_timed_columns(actions):
     import asyncio
 
     asyncio.run(held_lines_differ_only_in_times(actions))
+
+
+async def test_a_frame_that_shows_times_shows_them_for_rows_changed_before_it_said_so():
+    """A view hands the engine's changes to its table (upsert) before it decides whether this frame
+    redraws times: a row changed while the previous frame held times is redrawn whole when this one
+    does not hold them."""
+    app = TimedApp()
+    async with app.run_test(size=(40, 16)) as pilot:
+        table = app.query_one(VirtualTable)
+        names = keys(5)
+        table.upsert(names)
+        await pilot.pause()
+        table.hold_time = True  # the previous frame held times
+        app.source.ages[names[1]] = "7s"
+        table.upsert([names[1]])  # this frame's changes, handed over first
+        table.hold_time = False  # then the view says: times are due
+        table.invalidate()
+        await pilot.pause()
+        assert screen_text(app)[2].split()[-1] == "7s"

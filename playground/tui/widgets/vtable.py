@@ -610,8 +610,10 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def _forget(self, key: Hashable) -> None:
         strip = self._cache.pop(key, None)
-        if strip is not None and self.hold_time:
-            self._held[key] = strip  # kept if only its times changed (_repaint_changed)
+        if strip is not None:
+            # Kept if only its times changed and the repaint holds them (_repaint_changed): a view
+            # hands the engine's changes over before it says whether this frame holds times.
+            self._held[key] = strip
         self._sigs.pop(key, None)
         self._fresh.pop(key, None)
 
@@ -657,7 +659,7 @@ class VirtualTable(ScrollView, can_focus=True):
                     fresh = cell_signature(cells)
                     if fresh != sig:
                         shown = painted.get(line)
-                        held = self._held.get(key)
+                        held = self._held.get(key) if self.hold_time else None
                         if held is not None and shown and shown[:2] == (key, index == cursor) \
                                 and self._only_times_differ(shown[2], fresh):
                             # the line stays as painted until times are due
@@ -883,6 +885,7 @@ class VirtualTable(ScrollView, can_focus=True):
                     self._natural.clear()
                 self._cache[key] = cached
                 self._sigs[key] = sig
+                self._held.pop(key, None)  # painted afresh: an older line is no longer what shows
                 self._natural[key] = tuple(c.cell_len if isinstance(c, Text) else cell_len(str(c)) for c in cells)
             else:
                 # The engine is busy in its thread: show the key until the next frame fills it in.

@@ -247,7 +247,12 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         if moved:
             for view in self.views.values():
                 view.apply(changes)
-            self.views[self.current_view].frame(True)
+            view = self.views[self.current_view]
+            view.frame(True)
+            # The table reads its changed rows now, while the engine is idle: left to its own turn in
+            # the event loop, that read came after the next frame had started the engine, and at
+            # x1000 the rows showed placeholders for as long as the engine stayed behind.
+            view.table.flush_repaint()
         self.refresh_chrome()
 
     def _busy_chrome(self) -> None:

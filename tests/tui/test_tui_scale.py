@@ -199,3 +199,24 @@ async def events_catch_up_matches_a_fresh_table(plan, limit: int) -> None:
        limit=st.sampled_from([12, 40, 5000]))
 def test_the_events_table_caught_up_equals_a_fresh_one(plan, limit):
     asyncio.run(events_catch_up_matches_a_fresh_table(plan, limit))
+
+
+async def test_rows_a_frame_changed_show_their_cells_while_the_next_frame_runs_the_engine():
+    """At x1000 the next frame starts the engine thread as soon as this one's widgets are updated;
+    the table reads its changed rows before that, so the paint that follows (with the engine busy)
+    shows them, not placeholders or their old lines."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.advance(5)
+        await pilot.pause()
+        app.runner.set_paused(False)
+        app.sim.apply(Operation("power-off", node="a-2"))
+        changes = merge_changes(app.sim.store.take_changes(), app.sim.step())
+        app.update_views(FrameResult(ticks=1, changes=changes))
+        app.runner.busy = True  # the next frame's ticks run in the engine thread
+        try:
+            await pilot.pause()
+            row = nodes_row(app, "a-2")
+        finally:
+            app.runner.busy = False
+        assert "PoweredOff" in row and "…" not in row

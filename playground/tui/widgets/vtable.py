@@ -622,6 +622,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self._cache.clear()
         self._sigs.clear()
         self._fresh.clear()
+        self._held.clear()
         self.refresh()
 
     def _repaint(self, recheck: bool = False) -> None:
@@ -631,7 +632,13 @@ class VirtualTable(ScrollView, can_focus=True):
         self._recheck |= recheck
         if not self._repaint_pending:
             self._repaint_pending = True
-            self.call_later(self._repaint_changed)
+            self.call_later(self.flush_repaint)
+
+    def flush_repaint(self) -> None:
+        """Read now the rows a repaint waits for (the app calls this at the end of a frame, while the
+        engine is idle: a repaint left for later may find it busy again)."""
+        if self._repaint_pending:
+            self._repaint_changed()
 
     def _repaint_changed(self) -> None:
         self._repaint_pending = False
@@ -639,7 +646,7 @@ class VirtualTable(ScrollView, can_focus=True):
         if not self.is_mounted or not self.size:
             return  # the layout that gives it a size paints it
         if not self.source.readable():
-            self.refresh()  # placeholders now; the frame after the engine's step repaints
+            self.refresh()  # the lines as last painted now; the frame after the engine's step repaints
             return
         rows = self._rows
         top = int(self.scroll_y)
@@ -672,7 +679,6 @@ class VirtualTable(ScrollView, can_focus=True):
                 state = (key, index == cursor, sig)
             if painted.get(line) != state:
                 self.refresh(Region(0, line, width, 1))
-        self._held.clear()
         if recheck:  # rows off screen are read again when they scroll into view
             for key in [k for k in self._cache if k not in visible]:
                 self._forget(key)
@@ -825,6 +831,7 @@ class VirtualTable(ScrollView, can_focus=True):
         super().notify_style_update()
         self._header_cache = None
         self._cache.clear()
+        self._held.clear()
 
     def _on_focus(self, event: events.Focus) -> None:
         self.refresh()
@@ -871,10 +878,12 @@ class VirtualTable(ScrollView, can_focus=True):
         is_cursor = index == self._cursor_index
         cached = self._cache.get(key)
         if cached is None:
-            if self.source.readable():
-                cells = self._fresh.pop(key, None)
-                if cells is None:
-                    cells = self.source.cells(key)
+            # Cells read while the engine was idle render whenever the paint comes; otherwise read them
+            # now if the engine is idle, else show the line as last painted (the next frame updates it).
+            cells = self._fresh.pop(key, None)
+            if cells is None and self.source.readable():
+                cells = self.source.cells(key)
+            if cells is not None:
                 sig = cell_signature(cells)
                 cached = self._render_cells(cells, self._line_style or self.rich_style)
                 self.render_count += 1
@@ -883,10 +892,13 @@ class VirtualTable(ScrollView, can_focus=True):
                     self._sigs.clear()
                     self._fresh.clear()
                     self._natural.clear()
+                    self._held.clear()
                 self._cache[key] = cached
                 self._sigs[key] = sig
                 self._held.pop(key, None)  # painted afresh: an older line is no longer what shows
                 self._natural[key] = tuple(c.cell_len if isinstance(c, Text) else cell_len(str(c)) for c in cells)
+            elif key in self._held:
+                cached = self._held[key]
             else:
                 # The engine is busy in its thread: show the key until the next frame fills it in.
                 style = self.get_component_rich_style("vtable--placeholder")

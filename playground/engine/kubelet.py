@@ -351,6 +351,13 @@ class Kubelet:
 
     # ---------------------------------------------------------------- machine and process
 
+    def catch_up_for_reader(self) -> None:
+        """catch_up for a reader between two ticks (the UI): only what is due strictly before now.
+        An operation at this instant runs before the kubelets (`_go_silent`), so a renewal due at
+        this very instant has not happened yet; written by a reader, it made a power-off that
+        followed count it (the node went NotReady one renewal later than a replay of the session)."""
+        self.catch_up(before=self.sim.clock.now)
+
     def _go_silent(self) -> None:
         """Freeze the lease and status where the API server last saw them. An operation runs before
         the kubelets at its instant, so a renewal due at this very instant does not happen."""

@@ -145,7 +145,7 @@ def describe_node(sim: "Simulation", name: str, epoch: datetime = EPOCH) -> str:
     lease = sim.store.leases.get(name)
     kubelet = sim.kubelets.get(name)
     if kubelet is not None:
-        kubelet.catch_up()
+        kubelet.catch_up_for_reader()
     lines.append("Lease:")
     renew = kubelet.lease_renew_time if kubelet is not None and lease is not None else None
     lines.append(f"{LEVEL}HolderIdentity:\t{lease.holder_identity if lease is not None else '<unset>'}")

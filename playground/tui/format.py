@@ -145,7 +145,7 @@ def lease_age(sim: "Simulation", node_name: str) -> int | None:
     kubelet = sim.kubelets.get(node_name)
     if kubelet is None or node_name not in sim.store.leases:
         return None
-    kubelet.catch_up()
+    kubelet.catch_up_for_reader()
     if kubelet.lease_renew_time is None:
         return None
     return sim.clock.now - kubelet.lease_renew_time

@@ -104,3 +104,20 @@ def test_a_node_without_a_zone_and_a_powered_off_machine_in_words():
     sim.apply(Operation("power-off", node="a-1"))
     assert fmt.machine_description(sim.kubelets["a-1"]) == "power off: no network, kubelet not running"
     assert fmt.machine_description(sim.kubelets["a-2"]) == "power on, network connected, kubelet running"
+
+
+def test_reading_lease_ages_between_ticks_changes_nothing_the_engine_does():
+    """The UI reads lease ages between ticks; an operation at that instant runs before the kubelets,
+    so a renewal due at that very instant must not be written by the read (it made a power-off that
+    followed count it: NotReady one renewal later than a replay of the session)."""
+    def not_ready_at(read: bool) -> int:
+        sim = Simulation(load_scenario(SMALL))
+        sim.run_until(20)  # a renewal of b-2's lease is due at this instant
+        if read:
+            for name in sim.store.nodes:
+                fmt.lease_age(sim, name)
+        sim.apply(Operation("power-off", node="b-2"))
+        sim.run_until(100)
+        return next(e.time for e in sim.store.recorder.events if e.reason == "NodeNotReady")
+
+    assert not_ready_at(read=True) == not_ready_at(read=False) == 65_000

@@ -62,7 +62,7 @@ def node_detail(sim: "Simulation", name: str) -> RenderableType:
     now = sim.clock.now
     kubelet = sim.kubelets.get(name)
     if kubelet is not None:
-        kubelet.catch_up()
+        kubelet.catch_up_for_reader()
     parts: list[RenderableType] = []
 
     title = Text()

@@ -26,7 +26,7 @@ class LeaseSource(Source):
             return [fmt.plain(name), Text("gone", style="dim")]
         kubelet = sim.kubelets.get(name)
         if kubelet is not None:
-            kubelet.catch_up()
+            kubelet.catch_up_for_reader()
         renew = kubelet.lease_renew_time if kubelet is not None else None
         return [
             lease.namespace,

@@ -234,3 +234,24 @@ async def test_a_frame_that_shows_times_shows_them_for_rows_changed_before_it_sa
         table.invalidate()
         await pilot.pause()
         assert screen_text(app)[2].split()[-1] == "7s"
+
+
+async def test_lines_kept_for_rows_off_screen_are_let_go():
+    """A changed row keeps its last painted line only while it may be on screen: scrolling through
+    a table and letting time move keeps no lines of rows that left the screen."""
+    app = TimedApp()
+    async with app.run_test(size=(40, 16)) as pilot:
+        table = app.query_one(VirtualTable)
+        names = keys(300)
+        table.upsert(names)
+        await pilot.pause()
+        for _ in range(30):
+            table.action_page_down()
+            await pilot.pause()
+            table.invalidate()  # time moved: rows off screen are forgotten
+            await pilot.pause()
+        table.hold_time = True
+        table.upsert(names)  # every row changed
+        await pilot.pause()
+        on_screen = {entry[1] for entry in table._rows[int(table.scroll_y):int(table.scroll_y) + table.visible_rows]}
+        assert set(table._held) == on_screen

@@ -514,7 +514,7 @@ class VirtualTable(ScrollView, can_focus=True):
         drop = []
         for key in keys:
             skey = self._skeys.pop(key, None)
-            self._forget(key)
+            self._forget(key, hold=False)
             if skey is not None:
                 drop.append((skey, key))
         if drop:
@@ -608,12 +608,19 @@ class VirtualTable(ScrollView, can_focus=True):
             self._forget(key)
         self._repaint()
 
-    def _forget(self, key: Hashable) -> None:
+    def _forget(self, key: Hashable, hold: bool = True) -> None:
+        """Read this row again before painting it. Its last painted line is kept (`hold`) for a row
+        that may still be on screen: if only its times changed and the repaint holds them
+        (_repaint_changed), or while the engine is busy (_row_strip). A view hands the engine's
+        changes over before it says whether this frame holds times."""
         strip = self._cache.pop(key, None)
-        if strip is not None:
-            # Kept if only its times changed and the repaint holds them (_repaint_changed): a view
-            # hands the engine's changes over before it says whether this frame holds times.
-            self._held[key] = strip
+        held = self._held
+        if hold and strip is not None:
+            if len(held) > 4 * max(self.visible_rows, 16):
+                held.clear()  # lines of rows long gone from the screen
+            held[key] = strip
+        elif not hold:
+            held.pop(key, None)
         self._sigs.pop(key, None)
         self._fresh.pop(key, None)
 
@@ -681,7 +688,7 @@ class VirtualTable(ScrollView, can_focus=True):
                 self.refresh(Region(0, line, width, 1))
         if recheck:  # rows off screen are read again when they scroll into view
             for key in [k for k in self._cache if k not in visible]:
-                self._forget(key)
+                self._forget(key, hold=False)
 
     def _only_times_differ(self, old: tuple, new: tuple) -> bool:
         timed = self._timed

@@ -417,9 +417,6 @@ class DetailPane(ScrollView):
         set_virtual_size(self, Size(self._width, len(self._strips)))
 
     def on_resize(self, event: events.Resize) -> None:
-        self._fit_width()
-
-    def _fit_width(self) -> None:
         width = self.scrollable_content_region.width
         if width and width != self._width:
             self._render_at(width)

@@ -150,14 +150,39 @@ def _quantity(value: str | int | float) -> Decimal:
     return number
 
 
+# Quantities already parsed, by their text: 5,000 nodes' capacities repeat a few values.
+_CPU: dict[str, int] = {}
+_MEMORY: dict[str, int] = {}
+
+
 def parse_cpu(value: str | int | float) -> int:
     """CPU in millicores, rounded up as the API server does for sub-milli values."""
-    return int((_quantity(value) * 1000).to_integral_value(rounding=ROUND_CEILING))
+    if type(value) is str:
+        known = _CPU.get(value)
+        if known is not None:
+            return known
+    milli = int((_quantity(value) * 1000).to_integral_value(rounding=ROUND_CEILING))
+    if type(value) is str:
+        _remember(_CPU, value, milli)
+    return milli
 
 
 def parse_memory(value: str | int | float) -> int:
     """Memory (or any byte quantity) in bytes, rounded up."""
-    return int(_quantity(value).to_integral_value(rounding=ROUND_CEILING))
+    if type(value) is str:
+        known = _MEMORY.get(value)
+        if known is not None:
+            return known
+    size = int(_quantity(value).to_integral_value(rounding=ROUND_CEILING))
+    if type(value) is str:
+        _remember(_MEMORY, value, size)
+    return size
+
+
+def _remember(cache: dict[str, int], text: str, value: int) -> None:
+    if len(cache) >= 4096:
+        cache.clear()
+    cache[text] = value
 
 
 def parse_count(value: str | int) -> int:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from playground.cli import main
 from playground.engine import Operation, Simulation
@@ -238,3 +240,37 @@ def test_a_list_holds_at_most_a_workloads_replicas():
     (problem,) = problems(text)
     assert problem == (f"copy.toml:{line_of(text, 'pods = ')}: ownedPods[0].pods: {MAX_REPLICAS + 1} pods: at most "
                        f"{MAX_REPLICAS} a list, as a workload has at most that many replicas")
+
+
+def test_a_name_taken_by_another_list_of_the_namespace_is_a_duplicate_and_in_another_namespace_is_not():
+    text = as_lists() + "\n[[ownedPods]]\nowner = \"Deployment/web\"\nnamespace = \"other\"\npods = '''\ndb-0 a-1\n'''\n"
+    assert [p for p in problems(text) if "duplicate" in p] == []
+    text = text.replace("db-0 a-1\n'''", "db-0 a-1\nweb-5d8f7c9b4-ccccc a-3\n'''").replace('"other"', '"apps"')
+    assert [p.split(": ", 1)[1] for p in problems(text) if "duplicate" in p] == [
+        "ownedPods[3].pods: duplicate pod name 'web-5d8f7c9b4-ccccc'"]
+
+
+NAME_PARTS = ["a", "b-1", "x.y", "-", ".", "..", "9", "A", "_", "é"]
+LINE_PARTS = [" ", "\t", "\r", "  "]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.sampled_from(NAME_PARTS), min_size=0, max_size=3),
+                          st.sampled_from(LINE_PARTS),
+                          st.lists(st.sampled_from(NAME_PARTS), min_size=0, max_size=3),
+                          st.sampled_from(["", "\r", " ", " extra"])), max_size=8),
+       st.sampled_from(["", "\n", "\n\n", " \n"]))
+def test_a_list_read_at_once_is_read_as_line_by_line(lines, end):
+    """The quick reading of a whole list (`playground import`'s lists) gives the entries, or the first
+    wrong line and its message, that reading it a line at a time gives."""
+    from playground.scenario.schema import OwnedLineError, _owned_entries_by_line, owned_pod_entries
+
+    text = "\n".join("".join(name) + gap + "".join(node) + tail for name, gap, node, tail in lines) + end
+
+    def read(function):
+        try:
+            return function(text)
+        except OwnedLineError as exc:
+            return exc.index, str(exc)
+
+    assert read(owned_pod_entries) == read(_owned_entries_by_line)

@@ -330,20 +330,28 @@ def _check_owned_pods(scenario: Scenario, node_names: NodeNames, problems: list)
     taken twice in a namespace (by another line or a [[pods]] entry). A pod's problem is located by
     its line index in the list (the last part of the key path)."""
     owners = _workloads(scenario)
-    taken = {(p.namespace, p.name) for p in scenario.pods}
+    taken: dict[str, set[str]] = {}  # pod names by namespace
+    for p in scenario.pods:
+        taken.setdefault(p.namespace, set()).add(p.name)
     for i, group in enumerate(scenario.ownedPods):
         kind, _, name = group.owner.partition("/")
         if (kind, group.namespace, name) not in owners:
             problems.append((("ownedPods", i, "owner"), f"no {kind} named {name!r} in namespace {group.namespace!r}"))
+        entries = group.entries()
+        names = [entry[1] for entry in entries]
+        in_namespace = taken.setdefault(group.namespace, set())
+        if {entry[2] for entry in entries} <= node_names.names and in_namespace.isdisjoint(names) \
+                and len(set(names)) == len(names):
+            in_namespace.update(names)  # the whole list is right: no line needs a look of its own
+            continue
         found = 0
-        for index, pod, node in group.entries():
-            key = (group.namespace, pod)
-            for wrong, message in ((node not in node_names, "unknown node"), (key in taken, "duplicate pod name")):
+        for index, pod, node in entries:
+            for wrong, message in ((node not in node_names, "unknown node"), (pod in in_namespace, "duplicate pod name")):
                 if wrong:
                     found += 1
                     if found <= MAX_OWNED_PROBLEMS:  # (the suggestions of a name compare it with every node's)
                         problems.append((("ownedPods", i, "pods", index), _owned_problem(message, pod, node, node_names)))
-            taken.add(key)
+            in_namespace.add(pod)
         if found > MAX_OWNED_PROBLEMS:
             problems.append((("ownedPods", i, "pods"),
                              f"... and {found - MAX_OWNED_PROBLEMS} more pods of this list with problems"))

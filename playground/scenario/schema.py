@@ -458,24 +458,25 @@ class PodSpecFields(Strict):
 
 
 class NodeSpec(Strict):
+    # factories, not default values: pydantic deep-copies a mutable default for each of 5,000 nodes
     name: Name
-    labels: Labels = {}
+    labels: Labels = Field(default_factory=dict)
     capacity: Capacity
     allocatable: Capacity | None = None
-    taints: NodeTaints = []
+    taints: NodeTaints = Field(default_factory=list)
     unschedulable: bool = False
-    kubelet: KubeletSettings = KubeletSettings()
+    kubelet: KubeletSettings = Field(default_factory=KubeletSettings)
 
 
 class NodePoolSpec(Strict):
     namePrefix: str  # checked with count by the loader (validation.prefix_error), to name the key
     count: int = Field(gt=0, le=MAX_NODE_POOL)
-    labels: Labels = {}
+    labels: Labels = Field(default_factory=dict)
     capacity: Capacity
     allocatable: Capacity | None = None
-    taints: NodeTaints = []
+    taints: NodeTaints = Field(default_factory=list)
     unschedulable: bool = False
-    kubelet: KubeletSettings = KubeletSettings()
+    kubelet: KubeletSettings = Field(default_factory=KubeletSettings)
 
     def names(self) -> list[str]:
         return [f"{self.namePrefix}{i}" for i in range(1, self.count + 1)]
@@ -537,6 +538,9 @@ class PodSpec(PodSpecFields):
 # an owned pod's line: its name and its node, both DNS-1123 subdomains (checked one by one when this
 # quick form does not match: subdomain_error then says what is wrong)
 _OWNED_LINE = re.compile(r"[ \t]*([a-z0-9][-a-z0-9.]{0,251}[a-z0-9]|[a-z0-9])[ \t]+([a-z0-9][-a-z0-9.]{0,251}[a-z0-9]|[a-z0-9])[ \t]*\r?")
+# the same, for every line of a text at once (a line ends at a newline; `$` alone would also match
+# before a newline ending the text)
+_OWNED_LINES = re.compile(r"^" + _OWNED_LINE.pattern + r"(?:\n|\Z)", re.MULTILINE)
 _OWNED_ENTRIES: dict[str, list[tuple[int, str, str]]] = {}
 
 
@@ -548,6 +552,31 @@ def owned_pod_entries(text: str) -> list[tuple[int, str, str]]:
     cached = _OWNED_ENTRIES.get(text)
     if cached is not None:
         return cached
+    entries = _owned_entries_at_once(text)
+    if entries is None:
+        entries = _owned_entries_by_line(text)
+    if len(_OWNED_ENTRIES) >= 64:
+        _OWNED_ENTRIES.clear()
+    _OWNED_ENTRIES[text] = entries
+    return entries
+
+
+def _owned_entries_at_once(text: str) -> list[tuple[int, str, str]] | None:
+    """owned_pod_entries of a list as `playground import` writes it (every line a pod, but blank
+    lines at its end), with two passes of the regular expression over the whole text instead of
+    three matches a line; None for any other list (then _owned_entries_by_line decides). A name that
+    _OWNED_LINE accepts is a DNS-1123 subdomain unless it holds "..", ".-" or "-." (a label empty,
+    or starting or ending with "-"): absent from the whole text, no name needs its own check."""
+    body = text.rstrip(" \t\r\n")
+    if not body or ".." in body or ".-" in body or "-." in body:
+        return None
+    pairs = _OWNED_LINES.findall(body)
+    if len(pairs) != body.count("\n") + 1:
+        return None  # a line the quick form does not match, or a blank one inside the list
+    return list(map(tuple.__add__, zip(range(len(pairs))), pairs))  # (index, name, node), tuples made in C
+
+
+def _owned_entries_by_line(text: str) -> list[tuple[int, str, str]]:
     entries: list[tuple[int, str, str]] = []
     append = entries.append
     fullmatch = _OWNED_LINE.fullmatch
@@ -562,9 +591,6 @@ def owned_pod_entries(text: str) -> list[tuple[int, str, str]]:
         elif not line.strip(" \t\r"):
             continue
         raise OwnedLineError(index, _owned_line_error(line))
-    if len(_OWNED_ENTRIES) >= 64:
-        _OWNED_ENTRIES.clear()
-    _OWNED_ENTRIES[text] = entries
     return entries
 
 

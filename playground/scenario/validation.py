@@ -173,13 +173,21 @@ def label_value_error(value: object, what: str = "value") -> str | None:
     return f"{what} {_shown(value)}: {'; '.join(errors)}" if errors else None
 
 
+_VALID_LABELS: set[tuple[str, str]] = set()  # pairs found valid: 5,000 nodes repeat a few dozen
+
+
 def labels_error(labels: object, what: str = "labels") -> str | None:
     if not isinstance(labels, dict):
         return f"{what} must be a table of key = \"value\""
     for key, value in labels.items():
+        if type(value) is str and (key, value) in _VALID_LABELS:  # (a list value is not hashable)
+            continue
         error = qualified_name_error(key, "label key") or label_value_error(value, f"label {key!r} value")
         if error:
             return error
+        if len(_VALID_LABELS) >= 65536:
+            _VALID_LABELS.clear()
+        _VALID_LABELS.add((key, value))
     return None
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import os
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 from textual.app import App, ComposeResult
 
 from playground.tui.widgets.vtable import Column, VirtualTable, natural_text_key
@@ -112,5 +112,8 @@ async def play(plan) -> None:
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ops)
+# a row changed without a change of its text keeps its entry; one whose text changed is filtered anew
+@example([("add", [("a", "Running"), ("b", "Pending")]), ("filter", "run"), ("change", [("a", "Running")]),
+          ("change", [("b", "Running")]), ("change", [("a", "Pending")]), ("filter", "")])
 def test_filter_and_sort_with_kept_texts_equal_a_full_refilter_and_resort(plan):
     asyncio.run(play(plan))

@@ -225,6 +225,9 @@ class VirtualTable(ScrollView, can_focus=True):
         # a row's text changes only with the row (`stable_match_text`): a filter over 150,000 pods is
         # then one substring test per entry, reading nothing else.
         self._stable = bool(getattr(source, "stable_match_text", False))
+        # The same texts by key (stable sources): a row whose text and sort key did not change keeps
+        # its entry (a zone going NotReady changes 30,000 pods' READY, not their texts).
+        self._texts: dict[Hashable, str] = {}
         self._all: list[tuple] = []  # every row, sorted
         self._rows: list[tuple] = self._all  # shown rows, sorted (the same list unfiltered)
         self._filter = ""
@@ -400,7 +403,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self._natural.clear()
         self._skeys = {key: self._row_sort_key(key) for key in keys}
         if self._stable:
-            texts = dict(self._source_texts(self._skeys))
+            texts = self._texts = dict(self._source_texts(self._skeys))
             self._all = sorted((skey, key, texts[key]) for key, skey in self._skeys.items())
         else:
             self._all = sorted((skey, key) for key, skey in self._skeys.items())
@@ -456,6 +459,7 @@ class VirtualTable(ScrollView, can_focus=True):
         filtering = bool(needle)
         stable = self._stable
         texts = dict(self._source_texts(keys)) if stable else None
+        texts_now = self._texts
         add_all: list[tuple] = []
         add: list[tuple] = []
         drop: list[tuple] = []
@@ -485,11 +489,16 @@ class VirtualTable(ScrollView, can_focus=True):
                 text = self._fresh_text(key) if filtering else ""
                 entry = (skey, key)
             if new:
+                if stable:
+                    texts_now[key] = text
                 add_all.append(entry)
                 if filtering and (needle in text) != negate:
                     add.append(entry)
                 continue
             if stable:
+                if texts_now.get(key) == text:
+                    continue  # the same sort key and text: the entry stands
+                texts_now[key] = text
                 changed[key] = entry
             if filtering:
                 index = self._find(rows, skey, key)
@@ -514,6 +523,7 @@ class VirtualTable(ScrollView, can_focus=True):
         drop = []
         for key in keys:
             skey = self._skeys.pop(key, None)
+            self._texts.pop(key, None)
             self._forget(key, hold=False)
             if skey is not None:
                 drop.append((skey, key))

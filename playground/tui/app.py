@@ -25,7 +25,7 @@ from rich.text import Text
 from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.widgets import ContentSwitcher, Footer
+from textual.widgets import ContentSwitcher
 
 from ..engine import Operation, OperationResult, Simulation
 from ..engine.manifests import node_manifest, pod_manifest, to_yaml
@@ -47,7 +47,7 @@ from .screens.help import HelpScreen
 from .screens.object_view import ObjectScreen
 from .screens.view_prompt import ViewPrompt
 from .timecontrol import TimeControl
-from .widgets.footer import FittingFooter
+from .widgets.footer import KeyFooter
 from .widgets.plot import PlotStrip
 from .widgets.header import ClusterHeader, ViewTabs
 from .widgets.opening import OpeningProgress
@@ -119,7 +119,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         with ContentSwitcher(initial=self.current_view, id="views"):
             yield from self.views.values()
         yield PlotStrip(id="plots")
-        yield FittingFooter()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         keymap: dict[str, str] = {}
@@ -145,7 +145,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
 
     def on_resize(self) -> None:
         # Narrow terminals: the footer's compact style fits more keys before it cuts the rest.
-        footer = self.query(Footer)
+        footer = self.query(KeyFooter)
         if footer:
             footer.first().compact = self.size.width < 120
 

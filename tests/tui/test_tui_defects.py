@@ -90,12 +90,15 @@ async def test_at_80x24_the_conditions_keep_their_status_and_the_header_does_not
         # The footer leaves out the keys that do not fit whole, instead of cutting one mid-word.
         for _ in range(5):
             await pilot.pause()
-        from playground.tui.widgets.footer import FittingFooter
-        footer = app.query_one(FittingFooter)
-        palette = next(c for c in footer.children if c.has_class("-command-palette"))
-        shown = [c for c in footer.children if c.display and c is not palette]
-        assert shown and all(c.region.right <= palette.region.x for c in shown)
-        assert any(not c.display for c in footer.children)
+        from playground.tui.widgets.footer import KeyFooter
+        footer = app.query_one(KeyFooter)
+        keys, palette = footer.items()
+        line = footer.render().plain
+        assert line.rstrip().endswith("▏^p Palette") and len(line) == footer.size.width
+        assert 0 < len(footer.shown) < len(keys)
+        shown_keys = [item for item in keys if getattr(item, "key", None) in footer.shown]
+        assert all(f"{item.display} {item.description}" in line for item in shown_keys)
+        assert not any(f" {item.description}" in line for item in keys[len(shown_keys):])
         await press(pilot, "question_mark")
         body = app.screen.query_one("#help-body")
         help_text = rendered(body.content, width=body.size.width)

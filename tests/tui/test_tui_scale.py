@@ -18,6 +18,7 @@ from playground.tui.widgets.tableview import TIME_PERIOD
 
 from test_tui_keys import rendered
 from test_tui_repaint import screen_text
+from test_tui_detailpane import count_layouts
 from tui_helpers import SIZE, make_app
 
 
@@ -136,13 +137,15 @@ def test_the_pods_table_caught_up_equals_a_fresh_one(plan, needle, sort):
     asyncio.run(catch_up_matches_a_fresh_table(plan, needle, sort))
 
 
-async def test_the_footer_is_rebuilt_only_when_the_keys_it_shows_change():
-    """A view switch makes the screen announce new bindings several times; the footer rebuilds
-    (new key widgets, restyled) only when what it shows differs, and then shows the new keys."""
-    from playground.tui.widgets.footer import FittingFooter
+async def test_the_footer_is_redrawn_only_when_the_keys_it_shows_change_and_lays_out_nothing():
+    """A view switch makes the screen announce new bindings several times; the footer redraws its
+    line only when what it shows differs, and then shows the new keys. It is one line of fixed size:
+    a view switch lays out the screen for the view, not for the footer's keys."""
+    from playground.tui.widgets.footer import KeyFooter
 
     def shown(footer):
-        return [c.key for c in footer.query("FooterKey") if not c.has_class("-command-palette")]
+        keys, _palette = footer._items
+        return [k.key for item in keys for k in getattr(item, "keys", (item,))]
 
     def expected(footer):  # one key per action, the first bound (as Textual's Footer composes)
         first: dict[str, str] = {}
@@ -155,8 +158,8 @@ async def test_the_footer_is_rebuilt_only_when_the_keys_it_shows_change():
     async with app.run_test(size=SIZE) as pilot:
         for _ in range(5):
             await pilot.pause()
-        footer = app.query_one(FittingFooter)
-        start = footer.rebuilds
+        footer = app.query_one(KeyFooter)
+        start = footer.updates
         assert shown(footer) == expected(footer)
         changed = 0
         for key in "45641":  # leases, events and pdbs show the same keys; nodes and pods their own
@@ -167,7 +170,18 @@ async def test_the_footer_is_rebuilt_only_when_the_keys_it_shows_change():
             assert shown(footer) == expected(footer), key
             changed += shown(footer) != before
         assert 0 < changed < 5
-        assert footer.rebuilds - start == changed
+        assert footer.updates - start == changed
+        layouts = count_layouts(app)
+        counts = []
+        for key in "21212":  # the footer's keys change with each switch
+            before = layouts[0]
+            await pilot.press(key)
+            for _ in range(3):
+                await pilot.pause()
+            counts.append(layouts[0] - before)
+        # One layout a switch, the view's (the first show of the Pods view lays out its detail pane
+        # too); a footer of key widgets added one more for its new keys.
+        assert counts[1:] == [1, 1, 1, 1]
 
 
 # ---------------------------------------------------------------- the Events table catches up when shown
@@ -220,3 +234,19 @@ async def test_rows_a_frame_changed_show_their_cells_while_the_next_frame_runs_t
         finally:
             app.runner.busy = False
         assert "PoweredOff" in row and "…" not in row
+
+
+async def test_a_click_on_a_footer_key_presses_it_and_hovering_shows_its_tooltip():
+    from playground.tui.widgets.footer import KeyFooter
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(3):
+            await pilot.pause()
+        footer = app.query_one(KeyFooter)
+        start, _end, key = next(span for span in footer._spans if span[2].key == "question_mark")
+        await pilot.hover(KeyFooter, offset=(start + 1, 0))
+        assert footer.tooltip == "List every key and its binding id"
+        await pilot.click(KeyFooter, offset=(start + 1, 0))
+        await pilot.pause()
+        assert app.screen.query("#help-body")  # the help screen `?` opens

@@ -573,7 +573,7 @@ def _owned_entries_at_once(text: str) -> list[tuple[int, str, str]] | None:
     pairs = _OWNED_LINES.findall(body)
     if len(pairs) != body.count("\n") + 1:
         return None  # a line the quick form does not match, or a blank one inside the list
-    return list(map(tuple.__add__, zip(range(len(pairs))), pairs))  # (index, name, node), tuples made in C
+    return [(index, name, node) for index, (name, node) in enumerate(pairs)]
 
 
 def _owned_entries_by_line(text: str) -> list[tuple[int, str, str]]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from playground.cli import main
@@ -260,6 +260,7 @@ LINE_PARTS = [" ", "\t", "\r", "  "]
                           st.lists(st.sampled_from(NAME_PARTS), min_size=0, max_size=3),
                           st.sampled_from(["", "\r", " ", " extra"])), max_size=8),
        st.sampled_from(["", "\n", "\n\n", " \n"]))
+@example([(["a"], " ", ["a"], "\r")], " \n")  # the last line "a a\r " is wrong: it is not trimmed first
 def test_a_list_read_at_once_is_read_as_line_by_line(lines, end):
     """The quick reading of a whole list (`playground import`'s lists) gives the entries, or the first
     wrong line and its message, that reading it a line at a time gives."""

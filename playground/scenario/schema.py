@@ -567,8 +567,9 @@ def _owned_entries_at_once(text: str) -> list[tuple[int, str, str]] | None:
     three matches a line; None for any other list (then _owned_entries_by_line decides). A name that
     _OWNED_LINE accepts is a DNS-1123 subdomain unless it holds "..", ".-" or "-." (a label empty,
     or starting or ending with "-"): absent from the whole text, no name needs its own check."""
-    body = text.rstrip(" \t\r\n")
-    if not body or ".." in body or ".-" in body or "-." in body:
+    end = text.find("\n", len(text.rstrip(" \t\r\n")))  # the blank lines at the end left out
+    body = text if end < 0 else text[:end]
+    if not body.strip() or ".." in body or ".-" in body or "-." in body:
         return None
     pairs = _OWNED_LINES.findall(body)
     if len(pairs) != body.count("\n") + 1:

@@ -41,6 +41,9 @@ class ChangeSet:
 
     nodes: set[str] = field(default_factory=set)
     pods: set[str] = field(default_factory=set)
+    # Pods that changed in more than their conditions (created, bound, phase, deletion, nomination): a
+    # zone going NotReady writes 30,000 pods' Ready condition and nothing else of them.
+    pod_fields: set[str] = field(default_factory=set)
     removed_pods: set[str] = field(default_factory=set)
     removed_nodes: set[str] = field(default_factory=set)
     zones: bool = False
@@ -239,9 +242,12 @@ class Store:
             watcher(what, node)
 
     def _pod_changed(self, what: str, pod: Pod) -> None:
-        self.changes.pods.add(pod.key)
+        changes = self.changes
+        changes.pods.add(pod.key)
+        if what != "condition":
+            changes.pod_fields.add(pod.key)
         if pod.node_name:
-            self.changes.nodes.add(pod.node_name)
+            changes.nodes.add(pod.node_name)
         if self._pod_dispatch_for != len(self.pod_watchers):
             self._index_pod_watchers()
         for watcher in self._pod_dispatch[what]:

@@ -99,6 +99,40 @@ async def test_the_running_clock_redraws_ages_every_period_and_engine_changes_at
 
 # ---------------------------------------------------------------- the Pods table catches up when shown
 
+
+async def test_pods_whose_conditions_alone_changed_keep_their_rows_and_show_their_new_ready():
+    """A node going NotReady writes its pods' Ready condition and nothing else of them: the store
+    says so (in `pods`, not in `pod_fields`), and the Pods view redraws their lines without taking
+    their rows out and in again (their entries stay the same objects)."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.views["pods"]
+        app.action_view("pods")
+        await app.advance(3)
+        app.apply_operation(Operation("power-off", node="b-1"))
+        on_b1 = {p.key for p in app.sim.store.pods.values() if p.node_name == "b-1"}
+        assert on_b1
+
+        def marked() -> bool:
+            return any(app.sim.store.pods[k].condition_status("Ready") == "False" for k in on_b1)
+
+        for _ in range(300):  # frames of one tick, by hand, until the one that marks b-1's pods
+            changes = merge_changes(app.sim.store.take_changes(), app.sim.step())
+            if marked():
+                break
+            app.update_views(FrameResult(ticks=1, changes=changes))
+        assert marked()
+        await pilot.pause()
+        entries = {entry[1]: entry for entry in view.table._rows}
+        assert on_b1 <= changes.pods and not on_b1 & changes.pod_fields
+        app.update_views(FrameResult(ticks=1, changes=changes))
+        await pilot.pause()
+        assert all(entry is entries[entry[1]] for entry in view.table._rows if entry[1] in on_b1)
+        names = {k.split("/")[1] for k in on_b1}
+        lines = [line.split() for line in screen_text(app) if len(line.split()) > 2 and line.split()[1] in names]
+        assert lines and all(fields[2] == "0/1" for fields in lines)  # READY
+
+
 EXAMPLES = int(os.environ.get("HYPOTHESIS_EXAMPLES", "6"))
 
 

@@ -148,34 +148,49 @@ class PodsView(PodDetailMixin, TableView):
     # 150,000 sorted rows in step with them is the dearest table work of a frame.
     def __init__(self, playground: "PlaygroundApp", *, id: str) -> None:
         super().__init__(playground, id=id)
-        self._changed: set[str] = set()
+        self._changed: set[str] = set()  # pods changed in more than their conditions
+        self._conditions: set[str] = set()  # pods whose conditions changed (and perhaps more)
         self._removed: set[str] = set()
 
     def shown(self) -> bool:
         return self.playground.current_view == self.id
 
     def apply(self, changes: ChangeSet) -> None:
-        self._changed |= changes.pods
+        self._changed |= changes.pod_fields
+        self._conditions |= changes.pods
         self._removed |= changes.removed_pods
         if self.shown():
             self.catch_up()
 
     def catch_up(self) -> None:
-        """Apply the pods noted since the table was last in step (one pass for them all)."""
-        changed, removed = self._changed, self._removed
-        if not changed and not removed:
+        """Apply the pods noted since the table was last in step (one pass for them all). A pod whose
+        conditions alone changed keeps its row, its place and its match text (READY is drawn from the
+        pod): only its line is drawn again if it is on screen."""
+        changed, conditions, removed = self._changed, self._conditions, self._removed
+        if not changed and not conditions and not removed:
             return
-        self._changed, self._removed = set(), set()
+        self._changed, self._conditions, self._removed = set(), set(), set()
         pods = self.sim.store.pods
+        conditions -= changed
+        moved = [k for k in conditions if k in pods and self._text_or_place_follows_conditions(pods[k])]
+        changed.update(moved)
+        conditions.difference_update(moved)
         gone = [k for k in removed if k not in pods]
         gone += [k for k in changed if k not in pods and k not in removed]
         if gone:
             self.table.remove(gone)
         if changed:
             self.table.upsert([k for k in changed if k in pods])
+        if conditions:
+            self.table.invalidate(conditions)
+
+    def _text_or_place_follows_conditions(self, pod: "Pod") -> bool:
+        """A condition can change the pod's match text (STATUS shows the reason of a Running pod that
+        is not ready) or its place (a table sorted by READY or STATUS)."""
+        return bool(pod.reason) or (self.table.sort is not None and self.table.sort[0] in ("ready", "status"))
 
     def load(self) -> None:
-        self._changed, self._removed = set(), set()
+        self._changed, self._conditions, self._removed = set(), set(), set()
         super().load()
 
     def live_count(self) -> int:

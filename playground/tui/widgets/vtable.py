@@ -614,7 +614,10 @@ class VirtualTable(ScrollView, can_focus=True):
         if keys is None:
             self._repaint(recheck=True)
             return
-        for key in keys:
+        # Only rows read or painted since have anything to forget: 30,000 pods of a zone going
+        # NotReady cost the few on screen, not a call each.
+        read = self._cache.keys() | self._sigs.keys() | self._fresh.keys()
+        for key in read.intersection(keys):
             self._forget(key)
         self._repaint()
 

@@ -227,6 +227,7 @@ async def run(args: argparse.Namespace) -> None:
         engine_cpu.clear()
         load_start = os.getloadavg()[0]
         latencies: list[tuple[str, float]] = []
+        slowest: list[tuple[float, str, float, int]] = []  # (latency, key, wall s into the run, simulated s)
         one_off: list[tuple[str, float]] = []
         script = ["down", "down", "down", "2", "pagedown", "pagedown", "end", "home", "3", "4", "5", "1", "down"]
         step = 0
@@ -240,6 +241,7 @@ async def run(args: argparse.Namespace) -> None:
             latency = await press_and_wait(app, key)
             if latency is not None:
                 latencies.append((key, latency))
+                slowest.append((latency, key, time.perf_counter() - wall_start, sim.clock.now // 1000))
             if step == len(script):
                 # A filter over the 150,000-row pods view, then clearing it (one-off O(rows) passes).
                 app.action_view("pods")
@@ -305,6 +307,9 @@ async def run(args: argparse.Namespace) -> None:
     for key, lat in latencies:
         by_key.setdefault(key, []).append(lat)
     print("    by key (median/max): " + ", ".join(f"{key} {statistics.median(v) * 1000:.0f}/{max(v) * 1000:.0f} ms" for key, v in by_key.items()))
+    if slowest:
+        print("    slowest (key at wall s / simulated s): " + ", ".join(
+            f"{key} {lat * 1000:.0f} ms at {wall:.1f} s / {simulated} s" for lat, key, wall, simulated in sorted(slowest)[-5:]))
     for what, seconds in one_off:
         print(f"  one-off: {what}: {seconds * 1000:.0f} ms")
     print(f"  state at the end: {len(sim.store.pods)} pods, "

@@ -71,7 +71,7 @@ class KeyFooter(Widget, can_focus=False):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._items: tuple = ((), None)  # what the line shows: FooterKey and GroupLabel items; the palette key
+        self._items: tuple = ((), None)  # what the line shows: FooterKey and KeyGroup items; the palette key
         self._update_pending = False
         self._spans: list[tuple[int, int, FooterKey]] = []  # (start, end, key) as last drawn
         self.shown: list[str] = []  # the keys drawn, palette not included (tests read it)

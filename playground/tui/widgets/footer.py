@@ -84,7 +84,8 @@ class KeyFooter(Widget, can_focus=False):
         self.screen.bindings_updated_signal.unsubscribe(self)
 
     def bindings_changed(self, screen) -> None:
-        if not self.is_attached or screen is not self.screen:
+        # (as Textual's Footer: while the terminal has no focus, the keys stay as they were)
+        if not screen.app.app_focus or not self.is_attached or screen is not self.screen:
             return
         if not self._update_pending:
             self._update_pending = True
@@ -149,17 +150,16 @@ class KeyFooter(Widget, can_focus=False):
 
     def _group_piece(self, group: KeyGroup, key_style: Style, description_style: Style
                      ) -> tuple[Text, list[tuple[int, int, FooterKey]]]:
-        plain = self.rich_style  # (spaces without a style of their own lose their cell under a modal screen)
-        text = Text(" " if group.compact else "", style=plain, end="")  # a compact group's left padding
+        text = Text(" " if group.compact else "", end="")  # a compact group's left padding
         spans = []
+        margin = "" if group.compact else " "
         for key in group.keys:
-            margin = "" if group.compact else " "
-            text.append(margin, plain)
+            text.append(margin)
             start = text.cell_len
             text.append(key.display, DISABLED + key_style if not key.enabled else key_style)
             spans.append((start, text.cell_len, key))
-            text.append(margin, plain)
-        text.append(" " if group.compact else "", plain)  # the group's right margin
+            text.append(margin)
+        text.append(" " if group.compact else "")  # the group's right margin
         text.append(group.description + ("" if self.compact else " "), description_style)
         return text, spans
 

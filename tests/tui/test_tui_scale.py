@@ -284,3 +284,58 @@ async def test_a_click_on_a_footer_key_presses_it_and_hovering_shows_its_tooltip
         await pilot.click(KeyFooter, offset=(start + 1, 0))
         await pilot.pause()
         assert app.screen.query("#help-body")  # the help screen `?` opens
+
+
+async def test_a_table_shown_again_at_its_size_keeps_its_lines_and_a_new_size_draws_them_again():
+    """Showing a view sends its table a Resize even when its size did not change: the lines drawn
+    for that size stand (every view switch drew the whole table twice); another size draws them."""
+    from textual import events
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.views["pods"].table
+        await pilot.press("2")
+        for _ in range(3):
+            await pilot.pause()
+        drawn = table.render_count
+        rows = min(len(app.sim.store.pods), table.visible_rows)
+        assert rows and drawn >= rows
+        table.post_message(events.Resize(table.size, table.virtual_size))
+        for _ in range(3):
+            await pilot.pause()
+        assert table.render_count == drawn
+        await pilot.resize_terminal(SIZE[0] - 30, SIZE[1])
+        for _ in range(3):
+            await pilot.pause()
+        assert table.render_count >= drawn + rows
+
+
+async def test_the_header_and_tabs_are_drawn_again_only_when_their_text_changes():
+    """Paused, every frame computes the header and the tabs again: the same text is not drawn again;
+    a step (the clock) or a view switch (the tabs) is."""
+    from playground.tui.widgets.header import ClusterHeader, ViewTabs
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        header, tabs = app.query_one(ClusterHeader), app.query_one(ViewTabs)
+        calls = {"header": 0, "tabs": 0}
+
+        def counting(widget, name):
+            update = widget.update
+
+            def counted(*args, **kwargs):
+                calls[name] += 1
+                return update(*args, **kwargs)
+            widget.update = counted
+        counting(header, "header")
+        counting(tabs, "tabs")
+        for _ in range(5):
+            app.refresh_chrome()
+        assert calls == {"header": 0, "tabs": 0}
+        await app.advance(1)
+        assert calls["header"] == 1 and "T+1s" in screen_text(app)[0].replace(" ", "")
+        await pilot.press("2")
+        await pilot.pause()
+        assert calls["tabs"] >= 1
+        assert any(" 2 Pods" in line for line in screen_text(app)[:4])

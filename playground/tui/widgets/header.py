@@ -76,12 +76,16 @@ class ClusterHeader(Static):
     """
 
     _lines = 0
+    _shown: Text | None = None
 
     def refresh_from(self, app: "PlaygroundApp") -> None:
         lines = [header_text(app), zones_text(app)]
         if app.sim.nodelifecycle.all_zones_down:
             lines.append(Text(BANNER, style="bold white on red", no_wrap=True, overflow="ellipsis", end=""))
         text = Text("\n", no_wrap=True, overflow="ellipsis", end="").join(lines)  # one screen line each
+        if text == self._shown:
+            return  # paused, or the same second: a repaint of the lines would only make them again
+        self._shown = text
         # A layout of the screen costs more than the rest of a frame: only when the height changes.
         self.update(text, layout=len(lines) != self._lines)
         self._lines = len(lines)
@@ -91,6 +95,8 @@ class ViewTabs(Static):
     DEFAULT_CSS = """
     ViewTabs { height: 1; background: $boost; text-wrap: nowrap; text-overflow: ellipsis; }
     """
+
+    _shown: Text | None = None
 
     def refresh_from(self, app: "PlaygroundApp") -> None:
         text = Text(no_wrap=True, overflow="ellipsis", end="")
@@ -108,4 +114,7 @@ class ViewTabs(Static):
         hint = "   : view   / filter   ? help   ctrl+p palette"
         if text.cell_len + len(hint) <= self.size.width or not self.size.width:
             text.append(hint, "dim")  # only whole: a narrow screen keeps every tab instead
+        if text == self._shown:
+            return
+        self._shown = text
         self.update(text, layout=False)  # one line, whatever it says

@@ -243,6 +243,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self._repaint_pending = False
         self._recheck = False  # the visible rows' cells may have changed with time alone
         self._header_cache: Strip | None = None
+        self._lines_size: Size | None = None  # the size the cached lines were made for
         self._widths_grew = False
         self._natural: dict[Hashable, tuple[int, ...]] = {}  # a rendered row's cell widths, for fitting
         self._last_posted: Hashable | None = object()
@@ -836,6 +837,11 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def on_resize(self, event: events.Resize) -> None:
         self._update_virtual_size()
+        # A view shown again gets a Resize of the size it had: its lines stand (a second paint of the
+        # whole table on every view switch otherwise).
+        if event.size == self._lines_size:
+            return
+        self._lines_size = event.size
         self._header_cache = None
         self._invalidate_all()
 

@@ -12,10 +12,10 @@ The UI never blocks on the engine (design rule 5):
   queued and applied before the next tick. One tick that takes long (placing 150,000 pods at time 0)
   therefore freezes the picture, not the keyboard.
 * While the engine falls behind the speed (a frame ended on its budget), the next frame's budget is
-  nine times the wall time the UI had since the last step, between `budget` and `MAX_BUDGET`: the
-  engine gets about nine tenths of the wall time (×1000 in a zone outage at 150,000 pods needs
-  about 87 % of it for the engine) and the picture still moves about four times a second. A frame
-  cut short by a key goes back to `budget`.
+  7/3 of the wall time the UI had since the last step, between `budget` and `MAX_BUDGET`: the engine
+  gets about 70 % of the wall time (×1000 in a zone outage at 150,000 pods needs about 30 % of it
+  for the engine's CPU; the rest of its share absorbs the ticks that cost more) and the picture
+  still moves 20 to 30 times a second. A frame cut short by a key goes back to `budget`.
 * The ChangeSets of the ticks of one frame are merged, so the tables update once per frame, only for
   the rows that changed.
 * The engine thread and the UI share the GIL. A key press ends the running frame's ticks after the
@@ -47,8 +47,12 @@ SPEEDS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 BACKLOG_SECONDS = 0.5
 # While the engine cannot keep up with the speed, a frame's budget grows so that the engine gets
 # this share of the wall time (the UI keeps the rest: updates, repaints, keys), up to MAX_BUDGET.
-ENGINE_SHARE = 0.9
-MAX_BUDGET = 0.25
+# Measured with benchmarks/tui_frames.py (5,000 nodes, 150,000 pods, ×1000, a zone powered off):
+# 12 frames a second with up to 250 ms of ticks in one (a share of 0.9, when ×1000 needed 87 % of
+# the wall time) put the frame's p95 at 95-130 ms; 30 a second with this share and bound keeps
+# ×970-998 and a p95 of 30-50 ms.
+ENGINE_SHARE = 0.7
+MAX_BUDGET = 0.05
 SWITCH_INTERVAL = 0.001  # seconds; CPython's default is 0.005
 
 
@@ -136,7 +140,7 @@ class EngineRunner:
         *,
         paused: bool = False,
         speed: int = 1,
-        budget: float = 0.020,
+        budget: float = 0.015,
         threaded: bool = True,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:

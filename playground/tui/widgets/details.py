@@ -338,7 +338,7 @@ def pod_detail(sim: "Simulation", key: str) -> RenderableType:
 
 
 # While the clock runs, the same object's detail is redrawn at most this often (wall seconds). Its
-# table of pods and events is the dearest thing on screen (a node with 110 pods); at 12 frames a
+# table of pods and events is the dearest thing on screen (a node with 110 pods); at 30 frames a
 # second and ×1000 it would change faster than anyone reads it. A new selection shows at once.
 DETAIL_PERIOD = 0.25
 

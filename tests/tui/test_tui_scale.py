@@ -310,32 +310,38 @@ async def test_a_table_shown_again_at_its_size_keeps_its_lines_and_a_new_size_dr
         assert table.render_count >= drawn + rows
 
 
-async def test_the_header_and_tabs_are_drawn_again_only_when_their_text_changes():
-    """Paused, every frame computes the header and the tabs again: the same text is not drawn again;
-    a step (the clock) or a view switch (the tabs) is."""
+async def test_the_header_tabs_and_view_title_are_drawn_again_only_when_their_text_changes():
+    """Paused, every frame computes the header, the tabs and the view's title again: the same text is
+    not drawn again; a step (the clock) or a view switch (the tabs, the new view's title) is."""
     from playground.tui.widgets.header import ClusterHeader, ViewTabs
 
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        header, tabs = app.query_one(ClusterHeader), app.query_one(ViewTabs)
-        calls = {"header": 0, "tabs": 0}
+        bars = {"header": app.query_one(ClusterHeader), "tabs": app.query_one(ViewTabs),
+                "nodes title": app.views["nodes"].title_bar, "pods title": app.views["pods"].title_bar}
+        calls = dict.fromkeys(bars, 0)
 
-        def counting(widget, name):
+        def counting(name, widget):
             update = widget.update
 
             def counted(*args, **kwargs):
                 calls[name] += 1
                 return update(*args, **kwargs)
             widget.update = counted
-        counting(header, "header")
-        counting(tabs, "tabs")
+        for name, widget in bars.items():
+            counting(name, widget)
         for _ in range(5):
             app.refresh_chrome()
-        assert calls == {"header": 0, "tabs": 0}
+            app.views["nodes"].frame(False)
+        assert set(calls.values()) == {0}
         await app.advance(1)
         assert calls["header"] == 1 and "T+1s" in screen_text(app)[0].replace(" ", "")
         await pilot.press("2")
         await pilot.pause()
         assert calls["tabs"] >= 1
         assert any(" 2 Pods" in line for line in screen_text(app)[:4])
+        app.views["pods"].table.set_filter("web")
+        app.views["pods"].update_title()
+        await pilot.pause()
+        assert calls["pods title"] >= 1 and any("/web" in line for line in screen_text(app))

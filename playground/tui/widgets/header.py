@@ -7,10 +7,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual.widgets import Static
-
 from ...units import format_duration
 from .. import format as fmt
+from .textbar import TextBar
 
 if TYPE_CHECKING:
     from ..app import PlaygroundApp
@@ -70,33 +69,26 @@ BANNER = (" ALL ZONES FULLY DISRUPTED — the node lifecycle controller assumes 
           "stops tainting nodes NoExecute and marks them Ready=Unknown only, so no pods are evicted. ")
 
 
-class ClusterHeader(Static):
+class ClusterHeader(TextBar):
     DEFAULT_CSS = """
     ClusterHeader { height: auto; background: $panel; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     _lines = 0
-    _shown: Text | None = None
 
     def refresh_from(self, app: "PlaygroundApp") -> None:
         lines = [header_text(app), zones_text(app)]
         if app.sim.nodelifecycle.all_zones_down:
             lines.append(Text(BANNER, style="bold white on red", no_wrap=True, overflow="ellipsis", end=""))
         text = Text("\n", no_wrap=True, overflow="ellipsis", end="").join(lines)  # one screen line each
-        if text == self._shown:
-            return  # paused, or the same second: a repaint of the lines would only make them again
-        self._shown = text
-        # A layout of the screen costs more than the rest of a frame: only when the height changes.
-        self.update(text, layout=len(lines) != self._lines)
+        self.show(text, layout=len(lines) != self._lines)
         self._lines = len(lines)
 
 
-class ViewTabs(Static):
+class ViewTabs(TextBar):
     DEFAULT_CSS = """
     ViewTabs { height: 1; background: $boost; text-wrap: nowrap; text-overflow: ellipsis; }
     """
-
-    _shown: Text | None = None
 
     def refresh_from(self, app: "PlaygroundApp") -> None:
         text = Text(no_wrap=True, overflow="ellipsis", end="")
@@ -114,7 +106,4 @@ class ViewTabs(Static):
         hint = "   : view   / filter   ? help   ctrl+p palette"
         if text.cell_len + len(hint) <= self.size.width or not self.size.width:
             text.append(hint, "dim")  # only whole: a narrow screen keeps every tab instead
-        if text == self._shown:
-            return
-        self._shown = text
-        self.update(text, layout=False)  # one line, whatever it says
+        self.show(text)  # one line, whatever it says

@@ -12,10 +12,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.timer import Timer
-from textual.widgets import Input, Static
+from textual.widgets import Input
 
 from ...engine.store import ChangeSet
 from .details import DETAIL_PERIOD, DetailPane
+from .textbar import TextBar
 from .vtable import Column, VirtualTable
 
 if TYPE_CHECKING:
@@ -94,7 +95,7 @@ class TableView(Vertical):
     def __init__(self, playground: "PlaygroundApp", *, id: str) -> None:
         super().__init__(id=id)
         self.playground = playground
-        self.title_bar = Static("", classes="view-title")
+        self.title_bar = TextBar("", classes="view-title")
         self.filter_input = FilterInput(placeholder=f"/{self.FILTER_HINT} (Enter keeps it, Esc clears; !text inverts)")
         self.table = VirtualTable(self.columns(), self.make_source(), follow_tail=self.FOLLOW_TAIL,
                                   id=f"{id}-table")
@@ -185,7 +186,7 @@ class TableView(Vertical):
         if extra:
             text.append("   ")
             text.append_text(extra)
-        self.title_bar.update(text, layout=False)  # one line (height: 1), whatever it says
+        self.title_bar.show(text)  # one line (height: 1), whatever it says
 
     def title_extra(self) -> Text | None:
         return None

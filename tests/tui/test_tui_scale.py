@@ -10,6 +10,7 @@ import asyncio
 import os
 
 from hypothesis import HealthCheck, given, settings, strategies as st
+from rich.text import Text
 
 from playground.engine import Operation
 from playground.tui.runner import FrameResult, merge_changes
@@ -323,12 +324,12 @@ async def test_the_header_tabs_and_view_title_are_drawn_again_only_when_their_te
         calls = dict.fromkeys(bars, 0)
 
         def counting(name, widget):
-            update = widget.update
+            refresh = widget.refresh
 
             def counted(*args, **kwargs):
                 calls[name] += 1
-                return update(*args, **kwargs)
-            widget.update = counted
+                return refresh(*args, **kwargs)
+            widget.refresh = counted
         for name, widget in bars.items():
             counting(name, widget)
         for _ in range(5):
@@ -345,3 +346,33 @@ async def test_the_header_tabs_and_view_title_are_drawn_again_only_when_their_te
         app.views["pods"].update_title()
         await pilot.pause()
         assert calls["pods title"] >= 1 and any("/web" in line for line in screen_text(app))
+
+
+async def test_a_new_clock_draws_the_headers_first_line_only():
+    """The header's clock moves every frame, its zones' line seldom: a step draws the clock's line
+    again and keeps the zones' line as drawn; a change of the number of lines lays the header out."""
+    from playground.tui.widgets import textbar
+    from playground.tui.widgets.header import ClusterHeader
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        header = app.query_one(ClusterHeader)
+        drawn: list[str] = []
+        segments = textbar.text_segments
+
+        def counted(line, console):
+            drawn.append(line.plain)
+            return segments(line, console)
+        textbar.text_segments = counted
+        try:
+            await app.advance(1)
+            await pilot.pause()
+            assert len(drawn) == 1 and "T+1s" in drawn[0].replace(" ", "")
+            assert "Zones" in screen_text(app)[1]
+            drawn.clear()
+            header.show(Text("one line", end=""))
+            await pilot.pause()
+            assert drawn == ["one line"] and header.size.height == 1
+        finally:
+            textbar.text_segments = segments

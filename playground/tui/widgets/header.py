@@ -74,15 +74,12 @@ class ClusterHeader(TextBar):
     ClusterHeader { height: auto; background: $panel; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
-    _lines = 0
-
     def refresh_from(self, app: "PlaygroundApp") -> None:
         lines = [header_text(app), zones_text(app)]
         if app.sim.nodelifecycle.all_zones_down:
             lines.append(Text(BANNER, style="bold white on red", no_wrap=True, overflow="ellipsis", end=""))
         text = Text("\n", no_wrap=True, overflow="ellipsis", end="").join(lines)  # one screen line each
-        self.show(text, layout=len(lines) != self._lines)
-        self._lines = len(lines)
+        self.show(text)
 
 
 class ViewTabs(TextBar):

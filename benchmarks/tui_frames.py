@@ -14,7 +14,7 @@ one node) powered off, while a "user" presses keys: moving the cursor, switching
 Prints, per refresh cycle ("frame"): the time stepping the engine (bounded by the frame budget, which
 grows while the engine falls behind the speed: see playground/tui/runner.py), the
 time updating widgets from the ChangeSet, and their sum; the ticks run per wall second; the latency
-of key presses; and the one-off costs (loading 150,000 rows, filtering them). It prints figures and
+of key presses (until a paint shows the answer); and the one-off costs (loading 150,000 rows, filtering them). It prints figures and
 asserts nothing about timing.
 
 The breakdown of where the wall time went: the event loop's lag (how late a 5 ms sleep wakes up:
@@ -336,7 +336,7 @@ async def run(args: argparse.Namespace) -> None:
     shown = [b for _, _, b in latencies] or [float("nan")]
     print(f"  key press latency ({len(latencies)} presses), until the screen shows the answer: p50 {ms(pct(shown, .5))}  "
           f"p95 {ms(pct(shown, .95))}  max {ms(max(shown))}")
-    print(f"    until the app has acted (the view or cursor changed, before its paint): p50 {ms(pct(acted, .5))}  "
+    print(f"    until the app had acted (the view or cursor changed, as the polling saw it): p50 {ms(pct(acted, .5))}  "
           f"p95 {ms(pct(acted, .95))}  max {ms(max(acted))}")
     by_key: dict[str, list[float]] = {}
     for key, _acted, lat in latencies:

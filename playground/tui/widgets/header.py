@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+
 from ...units import format_duration
 from .. import format as fmt
 from .textbar import TextBar
@@ -71,7 +72,7 @@ BANNER = (" ALL ZONES FULLY DISRUPTED — the node lifecycle controller assumes 
 
 class ClusterHeader(TextBar):
     DEFAULT_CSS = """
-    ClusterHeader { height: auto; background: $panel; text-wrap: nowrap; text-overflow: ellipsis; }
+    ClusterHeader { height: auto; background: $panel; }
     """
 
     def refresh_from(self, app: "PlaygroundApp") -> None:
@@ -84,7 +85,7 @@ class ClusterHeader(TextBar):
 
 class ViewTabs(TextBar):
     DEFAULT_CSS = """
-    ViewTabs { height: 1; background: $boost; text-wrap: nowrap; text-overflow: ellipsis; }
+    ViewTabs { height: 1; background: $boost; }
     """
 
     def refresh_from(self, app: "PlaygroundApp") -> None:

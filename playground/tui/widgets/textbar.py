@@ -32,7 +32,8 @@ class TextBar(Widget):
         return self._text
 
     def render(self) -> Text:
-        return self._text  # (what Textual would draw without render_line: as a Static's render)
+        """As a Static's: what it shows (the paint goes through render_line)."""
+        return self._text
 
     def show(self, text: Text) -> None:
         """Show `text`; a layout of the screen (which costs more than the rest of a frame) only when
@@ -49,7 +50,7 @@ class TextBar(Widget):
         for y, (line, before) in enumerate(zip(lines, old)):
             if line != before:
                 self._strips.pop(y, None)
-                self.refresh(Region(0, y, self.size.width, 1))
+                self.refresh(Region(0, self.gutter.top + y, self.size.width, 1))
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self._lines)

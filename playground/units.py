@@ -6,8 +6,9 @@ the same on every machine; cpu is held in millicores and memory in bytes, as kub
 
 from __future__ import annotations
 
-import re
+import functools
 import math
+import re
 from decimal import Decimal, ROUND_CEILING
 
 # Go's time.Duration is an int64 of nanoseconds (about 292 years); anything longer is no duration.
@@ -150,39 +151,27 @@ def _quantity(value: str | int | float) -> Decimal:
     return number
 
 
-# Quantities already parsed, by their text: 5,000 nodes' capacities repeat a few values.
-_CPU: dict[str, int] = {}
-_MEMORY: dict[str, int] = {}
-
-
 def parse_cpu(value: str | int | float) -> int:
     """CPU in millicores, rounded up as the API server does for sub-milli values."""
-    if type(value) is str:
-        known = _CPU.get(value)
-        if known is not None:
-            return known
-    milli = int((_quantity(value) * 1000).to_integral_value(rounding=ROUND_CEILING))
-    if type(value) is str:
-        _remember(_CPU, value, milli)
-    return milli
+    return _cpu_text(value) if type(value) is str else _cpu(value)
 
 
 def parse_memory(value: str | int | float) -> int:
     """Memory (or any byte quantity) in bytes, rounded up."""
-    if type(value) is str:
-        known = _MEMORY.get(value)
-        if known is not None:
-            return known
-    size = int(_quantity(value).to_integral_value(rounding=ROUND_CEILING))
-    if type(value) is str:
-        _remember(_MEMORY, value, size)
-    return size
+    return _memory_text(value) if type(value) is str else _memory(value)
 
 
-def _remember(cache: dict[str, int], text: str, value: int) -> None:
-    if len(cache) >= 4096:
-        cache.clear()
-    cache[text] = value
+def _cpu(value: str | int | float) -> int:
+    return int((_quantity(value) * 1000).to_integral_value(rounding=ROUND_CEILING))
+
+
+def _memory(value: str | int | float) -> int:
+    return int(_quantity(value).to_integral_value(rounding=ROUND_CEILING))
+
+
+# Quantities already parsed, by their text: 5,000 nodes' capacities repeat a few values.
+_cpu_text = functools.lru_cache(maxsize=4096)(_cpu)
+_memory_text = functools.lru_cache(maxsize=4096)(_memory)
 
 
 def parse_count(value: str | int) -> int:

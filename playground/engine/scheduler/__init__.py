@@ -71,6 +71,10 @@ BACKOFF_FLUSH_PERIOD_MS = 1000
 UNSCHEDULABLE_FLUSH_PERIOD_MS = 30_000
 NO_NODES_AVAILABLE = "no nodes available to schedule pods"
 NOTE_LENGTH_LIMIT = 1024
+# Runs of equivalent pods (equivalence.py) from this many nodes and pods: on fewer, one cycle costs
+# less than preparing the compiled loop, and a small cluster need not load numba.
+RUN_NODES = 256
+RUN_PODS = 4
 
 
 @dataclass(slots=True)
@@ -491,19 +495,27 @@ class Scheduler:
             pods = self.sim.store.pods
             attempts = self._attempts(now)
             total = len(queue.infos) if progress is not None else 0
-            cycles = 0
+            cycles = reported = 0
             while self._budget_used < attempts:
                 info = queue.pop()
                 if info is None and queue.pop_from_backoff:
                     info = self._pop_backoff(now)
                 if info is None:
                     break
-                if progress is not None and cycles % 1000 == 0:
+                if progress is not None and cycles >= reported:
                     progress(cycles, total)
+                    reported = cycles // 1000 * 1000 + 1000
                 pod = pods.get(info.key)
                 if pod is None or pod.node_name or pod.deletion_timestamp is not None or pod.is_terminal():
                     queue.done(info.key)
                     continue
+                left = attempts - self._budget_used
+                if left >= RUN_PODS and len(self.node_order()) >= RUN_NODES:
+                    from .equivalence import place_run
+                    placed = place_run(self, pod, info, left, RUN_PODS)
+                    if placed:
+                        cycles += placed
+                        continue
                 self._budget_used += 1
                 cycles += 1
                 self.schedule_one(pod, info)

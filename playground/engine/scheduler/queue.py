@@ -141,6 +141,12 @@ class SchedulingQueue:
                 return info
         return None
 
+    def restore(self, info: QueuedPodInfo) -> None:
+        """Undo pop(): the pod is back in activeQ where it was (the same heap entry)."""
+        info.where = ACTIVE
+        info.attempts -= 1
+        heapq.heappush(self._active, (-info.priority, info.timestamp, info.token, info.key))
+
     def pop_backoff(self, skip: set[str] = frozenset()) -> QueuedPodInfo | None:
         """popBackoff (activeQ is empty): the first pod of backoffQ, backing off or not; never one
         of podErrorBackoffQ. Pods in `skip` stay (already popped so at this instant)."""

@@ -1,0 +1,388 @@
+/* Runs of equivalent pods: many scheduling cycles in one compiled loop (see equivalence.py, which
+ * prepares the columns, binds what this places and says which cycles it models).
+ *
+ * Every step is the Python code's, in the same integer and float64 operations and order:
+ *   - the window: findNodesThatPassFilters' round robin from next_start (feasible_window);
+ *   - the scores: the placement's per-node part (snapshot.local_score), TaintToleration and
+ *     NodeAffinity normalized over the window (NodeColumns.score), PodTopologySpread's system
+ *     defaults (HostZonePlan.score: go_round of the host term plus the zone term);
+ *   - the tie-break: random.Random.randrange(ties) on a copy of the generator's Mersenne Twister
+ *     state (genrand_uint32 and _randbelow_with_getrandbits);
+ *   - the bind's effect on the next cycle: the row's requests, pod count, feasibility and score,
+ *     the matching pods' host and zone counts.
+ * Built with -ffp-contract=off: no fused multiply-add, so a*b+c rounds twice, as Python's does.
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_NODE_SCORE 100
+#define DEFAULT_MILLI_CPU_REQUEST 100
+#define DEFAULT_MEMORY_REQUEST (200LL * 1024 * 1024)
+#define MAX_TABLE 4096
+#define MT_N 624
+#define MT_M 397
+
+/* The rows of the `state` matrix (one column per node row). */
+enum { OK_ROW, FEASIBLE, LOCAL, ALLOC_CPU, ALLOC_MEMORY, ALLOC_PODS, REQ_CPU, REQ_MEMORY, NZ_CPU, NZ_MEMORY,
+       POD_COUNT, PREFER_RAW, AFFINITY_RAW, HOST_LIVE, ZONE_IDS, STATE_ROWS };
+
+/* The `params` vector. */
+enum { P_COUNT, P_START, P_TO_FIND, P_CPU, P_MEMORY, P_TAINT_WEIGHT, P_AFFINITY_WEIGHT, P_SPREAD, P_LIVE_MAX,
+       P_DOMAINS, P_HOST_EXTRA, P_ZONE_EXTRA, P_HOST_MATCH, P_ZONE_MATCH, P_SPREAD_WEIGHT, P_MT_INDEX, PARAMS };
+
+/* The rows of `out`: per pod placed. */
+enum { O_ROW, O_START, O_WORDS, O_COUNT, OUT_ROWS };
+
+static void twist(int64_t *mt)
+{
+    for (int kk = 0; kk < MT_N; kk++) {
+        int64_t y = (mt[kk] & 0x80000000LL) | (mt[(kk + 1) % MT_N] & 0x7fffffffLL);
+        int64_t value = mt[(kk + MT_M) % MT_N] ^ (y >> 1);
+        if (y & 1)
+            value ^= 0x9908b0dfLL;
+        mt[kk] = value;
+    }
+}
+
+static int64_t next_word(int64_t *mt, int64_t *index)
+{
+    if (*index >= MT_N) {
+        twist(mt);
+        *index = 0;
+    }
+    int64_t y = mt[(*index)++];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680LL;
+    y ^= (y << 15) & 0xefc60000LL;
+    y ^= y >> 18;
+    return y & 0xffffffffLL;
+}
+
+/* _randbelow_with_getrandbits(n), 1 < n < 2**32; *words counts the words drawn. */
+static int64_t rand_below(int64_t n, int64_t *mt, int64_t *index, int64_t *words)
+{
+    int k = 0;
+    while ((n >> k) != 0)
+        k++;
+    int64_t value;
+    do {
+        value = next_word(mt, index) >> (32 - k);
+        (*words)++;
+    } while (value >= n);
+    return value;
+}
+
+/* Python's // (floor division). */
+static int64_t floordiv(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0)))
+        q--;
+    return q;
+}
+
+static int64_t least_allocated(int64_t requested, int64_t allocatable)
+{
+    if (allocatable == 0 || requested > allocatable)
+        return 0;
+    return floordiv((allocatable - requested) * MAX_NODE_SCORE, allocatable);
+}
+
+static int64_t balanced(int64_t cpu_requested, int64_t cpu_allocatable, int64_t mem_requested, int64_t mem_allocatable)
+{
+    if (cpu_allocatable != 0 && mem_allocatable != 0) {
+        double cpu = (double)cpu_requested / (double)cpu_allocatable;
+        double memory = (double)mem_requested / (double)mem_allocatable;
+        if (!(cpu < 1.0))
+            cpu = 1.0;
+        if (!(memory < 1.0))
+            memory = 1.0;
+        return (int64_t)((1 - fabs(cpu - memory) / 2) * MAX_NODE_SCORE);
+    }
+    return MAX_NODE_SCORE; /* one fraction or none: a standard deviation of 0 */
+}
+
+static int64_t local_score(int64_t cpu, int64_t memory, int64_t nz_cpu, int64_t nz_memory, int64_t req_cpu,
+                           int64_t req_memory, int64_t alloc_cpu, int64_t alloc_memory)
+{
+    int64_t fit = least_allocated(nz_cpu + (cpu ? cpu : DEFAULT_MILLI_CPU_REQUEST), alloc_cpu);
+    fit += least_allocated(nz_memory + (memory ? memory : DEFAULT_MEMORY_REQUEST), alloc_memory);
+    int64_t score = floordiv(fit, 2);
+    if (cpu != 0 || memory != 0)
+        score += balanced(req_cpu + cpu, alloc_cpu, req_memory + memory, alloc_memory);
+    return score;
+}
+
+static int64_t go_round(double x)
+{
+    double whole = floor(x);
+    return (int64_t)whole + (x - whole >= 0.5 ? 1 : 0);
+}
+
+typedef struct {
+    int64_t n, count, to_find, cpu, memory, taint_weight, affinity_weight, spread, live_max, domains,
+        host_extra, zone_extra, host_match, zone_match, spread_weight;
+    int64_t *col[STATE_ROWS];
+    int64_t *zone_sums;
+    const double *logs;
+    int64_t *mt;
+    int64_t *out[OUT_ROWS];
+} Run;
+
+/* The window of one cycle: its rows, and how many rows it covered. */
+static int64_t window(const Run *run, int64_t start, int64_t *rows, int64_t *processed)
+{
+    const int64_t *feasible = run->col[FEASIBLE];
+    int64_t found = 0, seen = 0, r = start;
+    while (seen < run->n && found < run->to_find) {
+        if (feasible[r])
+            rows[found++] = r;
+        seen++;
+        if (++r == run->n)
+            r = 0;
+    }
+    *processed = seen;
+    return found;
+}
+
+/* Add to scores[i] the normalized score of raw[rows[i]]: TaintToleration's (reverse) when `reverse`,
+ * NodeAffinity's otherwise. */
+static void add_normalized(const int64_t *raw, const int64_t *rows, int64_t found, int64_t weight, int reverse,
+                           int64_t *scores)
+{
+    int64_t highest = 0;
+    for (int64_t i = 0; i < found; i++)
+        if (raw[rows[i]] > highest)
+            highest = raw[rows[i]];
+    for (int64_t i = 0; i < found; i++) {
+        if (reverse)
+            scores[i] += (highest == 0 ? MAX_NODE_SCORE
+                                       : MAX_NODE_SCORE - floordiv(MAX_NODE_SCORE * raw[rows[i]], highest)) * weight;
+        else if (highest != 0)
+            scores[i] += floordiv(MAX_NODE_SCORE * raw[rows[i]], highest) * weight;
+    }
+}
+
+static void add_spread(const Run *run, const int64_t *rows, int64_t found, int64_t *stamp, int64_t mark,
+                       int64_t *raw, int64_t *scores)
+{
+    const int64_t *zone_ids = run->col[ZONE_IDS], *host_live = run->col[HOST_LIVE];
+    int64_t distinct = 0;
+    for (int64_t i = 0; i < found; i++) {
+        int64_t z = zone_ids[rows[i]];
+        if (stamp[z] != mark) {
+            stamp[z] = mark;
+            distinct++;
+        }
+    }
+    double host_weight = run->logs[found], zone_weight = run->logs[distinct];
+    int64_t low = -1, high = 0;
+    for (int64_t i = 0; i < found; i++) {
+        int64_t row = rows[i];
+        double term = (double)host_live[row] * host_weight + (double)run->host_extra;
+        double term_zone = (double)run->zone_sums[zone_ids[row]] * zone_weight + (double)run->zone_extra;
+        int64_t value = go_round(term + term_zone) * MAX_NODE_SCORE;
+        raw[i] = value;
+        if (low < 0 || value < low)
+            low = value;
+        if (value > high)
+            high = value;
+    }
+    if (high == 0) {
+        for (int64_t i = 0; i < found; i++)
+            scores[i] += MAX_NODE_SCORE * run->spread_weight;
+        return;
+    }
+    int64_t step = floordiv(high, MAX_NODE_SCORE);
+    for (int64_t i = 0; i < found; i++)
+        scores[i] += floordiv(high + low - raw[i], step) * run->spread_weight;
+}
+
+/* selectHost: the best score, ties broken by randrange(ties). */
+static int64_t select_row(const int64_t *rows, const int64_t *scores, int64_t found, int64_t *mt, int64_t *index,
+                          int64_t *words)
+{
+    int64_t best = scores[0], ties = 1;
+    for (int64_t i = 1; i < found; i++) {
+        if (scores[i] > best) {
+            best = scores[i];
+            ties = 1;
+        } else if (scores[i] == best) {
+            ties++;
+        }
+    }
+    int64_t pick = ties > 1 ? rand_below(ties, mt, index, words) : 0;
+    for (int64_t i = 0; i < found; i++)
+        if (scores[i] == best && pick-- == 0)
+            return rows[i];
+    return -1;
+}
+
+static void bind(Run *run, int64_t row)
+{
+    int64_t **c = run->col, cpu = run->cpu, memory = run->memory;
+    c[POD_COUNT][row] += 1;
+    c[REQ_CPU][row] += cpu;
+    c[REQ_MEMORY][row] += memory;
+    c[NZ_CPU][row] += cpu ? cpu : DEFAULT_MILLI_CPU_REQUEST;
+    c[NZ_MEMORY][row] += memory ? memory : DEFAULT_MEMORY_REQUEST;
+    c[FEASIBLE][row] = c[OK_ROW][row] && c[POD_COUNT][row] < c[ALLOC_PODS][row]
+        && (cpu == 0 || cpu <= c[ALLOC_CPU][row] - c[REQ_CPU][row])
+        && (memory == 0 || memory <= c[ALLOC_MEMORY][row] - c[REQ_MEMORY][row]);
+    c[LOCAL][row] = local_score(cpu, memory, c[NZ_CPU][row], c[NZ_MEMORY][row], c[REQ_CPU][row], c[REQ_MEMORY][row],
+                                c[ALLOC_CPU][row], c[ALLOC_MEMORY][row]);
+    if (run->spread) {
+        c[HOST_LIVE][row] += run->host_match;
+        if (c[HOST_LIVE][row] > run->live_max)
+            run->live_max = c[HOST_LIVE][row];
+        run->zone_sums[c[ZONE_IDS][row]] += run->zone_match;
+    }
+}
+
+/* The pods placed; fewer than run->count where a pod fits nowhere (its cycle fails: the ordinary
+ * path runs it) or the spread table would stop applying (HostZoneTable.plan). */
+static int64_t place(Run *run, int64_t start, int64_t *mt_index, int64_t *rows, int64_t *scores, int64_t *raw,
+                     int64_t *stamp)
+{
+    int64_t words = 0;
+    for (int64_t j = 0; j < run->count; j++) {
+        if (run->spread && (run->live_max + 1) * run->domains > MAX_TABLE)
+            return j;
+        int64_t processed;
+        int64_t found = window(run, start, rows, &processed);
+        if (found == 0)
+            return j;
+        start = (start + processed) % run->n;
+        int64_t chosen = rows[0];
+        if (found > 1) {
+            for (int64_t i = 0; i < found; i++)
+                scores[i] = run->col[LOCAL][rows[i]];
+            add_normalized(run->col[PREFER_RAW], rows, found, run->taint_weight, 1, scores);
+            if (run->affinity_weight)
+                add_normalized(run->col[AFFINITY_RAW], rows, found, run->affinity_weight, 0, scores);
+            if (run->spread)
+                add_spread(run, rows, found, stamp, j + 1, raw, scores);
+            chosen = select_row(rows, scores, found, run->mt, mt_index, &words);
+        }
+        bind(run, chosen);
+        run->out[O_ROW][j] = chosen;
+        run->out[O_START][j] = start;
+        run->out[O_WORDS][j] = words;
+        run->out[O_COUNT][j] = run->col[POD_COUNT][chosen];
+    }
+    return run->count;
+}
+
+/* A writable, contiguous buffer of `length` 8-byte items: integers (`floating` 0) or doubles. */
+static int get_buffer(PyObject *obj, Py_buffer *view, int floating, Py_ssize_t length, const char *what)
+{
+    if (PyObject_GetBuffer(obj, view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return -1;
+    const char *format = view->format;
+    if (*format == '<' || *format == '=' || *format == '@')
+        format++;
+    int kind_ok = floating ? strcmp(format, "d") == 0 : (strcmp(format, "q") == 0 || strcmp(format, "l") == 0);
+    if (view->itemsize != 8 || !kind_ok || view->len < length * 8) {
+        PyErr_Format(PyExc_ValueError, "place_pods: %s has the wrong type or size", what);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+/* place_pods(state, zone_sums, logs, mt, out, params) -> (placed, mt_index)
+ * state: int64 [STATE_ROWS, n]; zone_sums: int64 [domains]; logs: float64 [n + 1]; mt: int64 [624];
+ * out: int64 [OUT_ROWS, count]; params: int64 [PARAMS] plus n at the end. */
+static PyObject *place_pods(PyObject *self, PyObject *args)
+{
+    PyObject *objects[6];
+    if (!PyArg_ParseTuple(args, "OOOOOO", &objects[0], &objects[1], &objects[2], &objects[3], &objects[4],
+                          &objects[5]))
+        return NULL;
+    Py_buffer params_view, state_view, sums_view, logs_view, mt_view, out_view;
+    if (get_buffer(objects[5], &params_view, 0, PARAMS + 1, "params") < 0)
+        return NULL;
+    const int64_t *p = params_view.buf;
+    int64_t n = p[PARAMS];
+    Run run = {.n = n, .count = p[P_COUNT], .to_find = p[P_TO_FIND], .cpu = p[P_CPU], .memory = p[P_MEMORY],
+               .taint_weight = p[P_TAINT_WEIGHT], .affinity_weight = p[P_AFFINITY_WEIGHT], .spread = p[P_SPREAD],
+               .live_max = p[P_LIVE_MAX], .domains = p[P_DOMAINS], .host_extra = p[P_HOST_EXTRA],
+               .zone_extra = p[P_ZONE_EXTRA], .host_match = p[P_HOST_MATCH], .zone_match = p[P_ZONE_MATCH],
+               .spread_weight = p[P_SPREAD_WEIGHT]};
+    int64_t start = p[P_START], mt_index = p[P_MT_INDEX];
+    PyBuffer_Release(&params_view);
+    if (n <= 0 || run.to_find <= 0 || run.count < 0 || start < 0 || start >= n || mt_index < 0 || mt_index > MT_N) {
+        PyErr_SetString(PyExc_ValueError, "place_pods: parameters out of range");
+        return NULL;
+    }
+    if (get_buffer(objects[0], &state_view, 0, STATE_ROWS * n, "state") < 0)
+        return NULL;
+    if (get_buffer(objects[1], &sums_view, 0, run.domains, "zone_sums") < 0)
+        goto release_state;
+    if (get_buffer(objects[2], &logs_view, 1, n + 1, "logs") < 0)
+        goto release_sums;
+    if (get_buffer(objects[3], &mt_view, 0, MT_N, "mt") < 0)
+        goto release_logs;
+    if (get_buffer(objects[4], &out_view, 0, OUT_ROWS * run.count, "out") < 0)
+        goto release_mt;
+    for (int i = 0; i < STATE_ROWS; i++)
+        run.col[i] = (int64_t *)state_view.buf + i * n;
+    for (int i = 0; i < OUT_ROWS; i++)
+        run.out[i] = (int64_t *)out_view.buf + i * run.count;
+    run.zone_sums = sums_view.buf;
+    run.logs = logs_view.buf;
+    run.mt = mt_view.buf;
+    for (int64_t r = 0; r < n; r++) {
+        if (run.col[ZONE_IDS][r] < 0 || (run.spread && run.col[ZONE_IDS][r] >= run.domains)) {
+            PyErr_SetString(PyExc_ValueError, "place_pods: a zone id is out of range");
+            goto release_out;
+        }
+    }
+    int64_t *scratch = malloc(sizeof(int64_t) * (3 * (size_t)run.to_find + (size_t)run.domains + 1));
+    if (scratch == NULL) {
+        PyErr_NoMemory();
+        goto release_out;
+    }
+    int64_t *stamp = scratch + 3 * run.to_find;
+    for (int64_t z = 0; z <= run.domains; z++)
+        stamp[z] = 0;
+    int64_t placed;
+    Py_BEGIN_ALLOW_THREADS
+    placed = place(&run, start, &mt_index, scratch, scratch + run.to_find, scratch + 2 * run.to_find, stamp);
+    Py_END_ALLOW_THREADS
+    free(scratch);
+    PyBuffer_Release(&out_view);
+    PyBuffer_Release(&mt_view);
+    PyBuffer_Release(&logs_view);
+    PyBuffer_Release(&sums_view);
+    PyBuffer_Release(&state_view);
+    return Py_BuildValue("LL", (long long)placed, (long long)mt_index);
+release_out:
+    PyBuffer_Release(&out_view);
+release_mt:
+    PyBuffer_Release(&mt_view);
+release_logs:
+    PyBuffer_Release(&logs_view);
+release_sums:
+    PyBuffer_Release(&sums_view);
+release_state:
+    PyBuffer_Release(&state_view);
+    return NULL;
+}
+
+static PyMethodDef methods[] = {
+    {"place_pods", place_pods, METH_VARARGS, "Place a run of equivalent pods (see equivalence.py)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_placement", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__placement(void)
+{
+    return PyModule_Create(&module);
+}

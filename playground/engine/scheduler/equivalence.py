@@ -1,0 +1,245 @@
+"""Runs of equivalent pods: many scheduling cycles in one compiled loop, with the same outcome as
+one cycle after another.
+
+kube-scheduler once kept an equivalence cache: pods of one controller ask the same of every node, so
+what the filters said of one could serve the next. Here the same observation buys speed without
+reuse: consecutive pods of the scheduling queue that the cycle cannot tell apart (one template:
+the same requests, tolerations, node selection, spread constraints and labels) are placed by one
+call of `place_pods`, a loop in C (`_placement.c`) that runs each pod's cycle as
+`Scheduler._schedule_one` does on the node columns:
+
+- the round-robin window from next_start over the feasible rows (numFeasibleNodesToFind of them);
+- the scores: LeastAllocated and BalancedAllocation (the placement's per-node part), TaintToleration
+  and NodeAffinity normalized over the window, PodTopologySpread's system defaults (the HOST_ZONE
+  shape of podtopologyspread.py: a hostname and a zone constraint counting every node) in the same
+  float64 operations, in the same order, rounded as math.Round;
+- the tie-break: Python's `random.Random.randrange` on the simulation's generator, drawn here from a
+  copy of its Mersenne Twister state (the same 32-bit words, the same rejection loop);
+- the bind's effect on what the next cycle reads: the row's requests, pod count, feasibility and
+  per-node score, the matching pods' host and zone counts.
+
+The scheduler then binds the pods one by one through its ordinary path (events, store, kubelets),
+checking after each bind that nothing else changed what the next cycle reads (another row, a
+nomination, a node's taints, a pod added to the queue, a kubelet rejecting the pod). Where something
+did, the run ends there: the rest of the run goes back to the queue as it was, next_start and the
+generator as after the last pod bound, and the ordinary cycle goes on. What the run cannot model
+(nominated pods, pod affinity, DoNotSchedule spread constraints, a filter list other than the
+default) keeps the ordinary cycle. A bind's cluster events reach the pods in unschedulablePods as
+after an ordinary cycle; one that moves a pod back to the queue (a push) ends the run. tests/test_equivalence.py
+compares both on random clusters, and every shipped scenario with runs of any length.
+
+The loop is C, not numba: numba would add 0.3 s to every big open (its import and first call) and
+about 100 MiB to the process (LLVM), half the memory a 150,000-pod cluster needs. Without the
+compiled module (no C compiler at install: `setup.py` marks it optional), `LOOP` is None and every
+pod takes the ordinary cycle, to the same result.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+
+from . import num_feasible_nodes_to_find
+from .interpodaffinity import active as affinity_active
+from .plugins import DEFAULT_FILTERS, NODE_AFFINITY, TAINT_TOLERATION
+from .podcounts import has_pod_affinity
+from .podtopologyspread import DO_NOT_SCHEDULE, HOST_ZONE, SCHEDULE_ANYWAY, WEIGHT, HostZoneTable, _shape
+
+try:
+    from . import _placement
+    LOOP = _placement.place_pods
+except ImportError:  # not built: the ordinary cycle places every pod
+    LOOP = None
+
+MT_N = 624  # the Mersenne Twister's words
+# The rows of the state matrix that the loop reads and updates, in _placement.c's order.
+STATE_ROWS = ("ok", "feasible", "local", "alloc_cpu", "alloc_memory", "alloc_pods", "req_cpu", "req_memory",
+              "nz_cpu", "nz_memory", "pod_count", "prefer_raw", "affinity_raw", "host_live", "zone_ids")
+
+
+_LOGS: dict[int, np.ndarray] = {}
+
+
+def log_table(n: int) -> np.ndarray:
+    """math.log(k + 2) for k in 0..n: PodTopologySpread's normalizing weights, computed as Python
+    computes them (the compiled loop reads them, it does not take logarithms)."""
+    table = _LOGS.get(n)
+    if table is None:
+        table = _LOGS[n] = np.array([math.log(k + 2) for k in range(n + 1)], dtype=np.float64)
+    return table
+
+
+def mt_state(rng: random.Random) -> tuple[np.ndarray, int]:
+    """A copy of `rng`'s Mersenne Twister words and index, for the compiled loop to draw from."""
+    internal = rng.getstate()[1]
+    return np.array(internal[:MT_N], dtype=np.int64), internal[MT_N]
+
+
+def advance(rng: random.Random, words: int) -> None:
+    """Move `rng` on by `words` 32-bit words (getrandbits(32 k) draws exactly k)."""
+    if words:
+        rng.getrandbits(32 * words)
+
+
+# ---------------------------------------------------------------- the scheduler's side
+
+class Signature:
+    """What a cycle reads of the first pod of a run; a later pod that matches it is equivalent."""
+
+    __slots__ = ("cls", "cpu", "memory", "namespace", "labels", "preferred", "spread_pods", "spread", "plan")
+
+    def __init__(self, cls, pod, spread: tuple, plan) -> None:
+        self.cls = cls  # snapshot.PodClass: tolerations, node selection
+        self.cpu = pod.cpu
+        self.memory = pod.memory
+        self.namespace = pod.namespace
+        self.labels = pod.labels  # the matchers' verdicts and the constraints' cache key
+        self.preferred = pod.preferred_node_affinity
+        self.spread_pods = pod.topology_spread_constraints
+        self.spread = spread  # the ScheduleAnyway constraints (the system defaults' object)
+        self.plan = plan  # podtopologyspread.HostZonePlan of `spread`, or None without constraints
+
+
+def signature(scheduler, pod) -> Signature | None:
+    """The run signature of `pod`, or None when its cycle needs what a run does not model."""
+    topology = scheduler.topology
+    if (scheduler.filters is not DEFAULT_FILTERS or scheduler.nominated or pod.nominated_node_name or affinity_active(pod, topology.counts)
+            or scheduler.prefilter_node_names(pod) is not None or topology.constraints(pod, DO_NOT_SCHEDULE)):
+        return None
+    columns = scheduler.columns
+    columns.sync(scheduler.node_order(), scheduler.filters)
+    spread = topology.constraints(pod, SCHEDULE_ANYWAY)
+    plan = None
+    if spread:
+        free = not pod.node_selector and pod.required_node_affinity is None and pod.affinity_node_name is None
+        if not free or _shape(columns, spread) is not HOST_ZONE:
+            return None
+        plan = HostZoneTable.plan(columns, topology.counts, spread)
+        if plan is None:
+            return None
+    cls = columns.pod_class(pod, scheduler.filters)
+    if not columns.placement(pod, cls).feasible.any():
+        return None  # its cycle fails: the ordinary one says why
+    return Signature(cls, pod, spread, plan)
+
+
+def equivalent(scheduler, pod, sig: Signature) -> bool:
+    """`pod` is due a cycle (the run loop would not skip it) that reads what `sig`'s pod's does."""
+    topology = scheduler.topology
+    return (due(pod) and not pod.nominated_node_name and pod.labels is sig.labels and pod.namespace == sig.namespace
+            and pod.cpu == sig.cpu and pod.memory == sig.memory
+            and pod.preferred_node_affinity == sig.preferred and pod.topology_spread_constraints == sig.spread_pods
+            and not has_pod_affinity(pod)
+            and scheduler.columns.pod_class(pod, scheduler.filters) is sig.cls
+            and topology.constraints(pod, SCHEDULE_ANYWAY) is sig.spread
+            and not topology.constraints(pod, DO_NOT_SCHEDULE))
+
+
+def place_run(scheduler, first, first_info, limit: int, least: int) -> int:
+    """Pop the pods after `first` (already popped) that are equivalent to it, up to `limit` in all,
+    place at least `least` of them with one compiled loop and bind them, and put back what was
+    popped and not bound. Returns how many pods were bound (0: `first` takes the ordinary cycle)."""
+    sig = signature(scheduler, first) if LOOP is not None else None
+    if sig is None:
+        return 0
+    queue = scheduler.queue
+    pods = scheduler.sim.store.pods
+    run = [(first, first_info)]
+    popped = []
+    while len(run) < limit:
+        info = queue.pop()
+        if info is None:
+            break
+        pod = pods.get(info.key)
+        if pod is None or not equivalent(scheduler, pod, sig):
+            popped.append(info)
+            break
+        run.append((pod, info))
+    bound = _place(scheduler, run, sig) if len(run) >= least else 0
+    for _pod, info in run[max(bound, 1):]:
+        popped.append(info)
+    for info in popped:
+        queue.restore(info)
+    return bound
+
+
+def _place(scheduler, run: list, sig: Signature) -> int:
+    first = run[0][0]
+    columns = scheduler.columns
+    order = scheduler.node_order()
+    n = len(order)
+    placement = columns.placement(first, sig.cls)
+    state = np.zeros((len(STATE_ROWS), n), dtype=np.int64)
+    state[0] = sig.cls.ok
+    state[1] = placement.feasible
+    state[2] = placement.local
+    state[3:11] = (columns.alloc_cpu, columns.alloc_memory, columns.alloc_pods, columns.req_cpu,
+                   columns.req_memory, columns.nz_cpu, columns.nz_memory, columns.pod_count)
+    if columns.prefer_count:
+        state[11] = columns.prefer_raw(sig.cls, first)
+    if first.preferred_node_affinity:
+        state[12] = columns.affinity_raw(first)
+    plan = sig.plan
+    spread = (0,) * 8
+    zone_sums = np.zeros(1, dtype=np.int64)
+    if plan is not None:
+        host_c, zone_c = sig.spread
+        state[13] = plan.host.live
+        state[14] = columns.domains(plan.key)[0]
+        zone_sums = plan.sums.copy()
+        spread = (1, plan.host.live_max, plan.domains, host_c.max_skew - 1, zone_c.max_skew - 1,
+                  int(host_c.matcher.matches(first)), int(zone_c.matcher.matches(first)), WEIGHT)
+    mt, index = mt_state(scheduler.sim.rng)
+    count = len(run)
+    params = np.array((count, scheduler.next_start % n,
+                       num_feasible_nodes_to_find(n, scheduler.config.percentage_of_nodes_to_score),
+                       sig.cpu, sig.memory, TAINT_TOLERATION.weight,
+                       NODE_AFFINITY.weight if first.preferred_node_affinity else 0, *spread, index, n),
+                      dtype=np.int64)
+    out = np.zeros((4, count), dtype=np.int64)
+    placed, _index = LOOP(state, zone_sums, log_table(n), mt, out, params)
+    return _bind(scheduler, run, placed, out, order)
+
+
+def _bind(scheduler, run: list, placed: int, out: np.ndarray, order: list) -> int:
+    """Bind the placed pods in order while the cluster stays as the compiled loop assumed; the
+    generator and next_start as after the last pod bound. Returns how many were bound."""
+    rows, starts, words, counts = (column.tolist() for column in out)
+    columns = scheduler.columns
+    queue = scheduler.queue
+    pods = scheduler.sim.store.pods
+    deleting = scheduler.topology.counts.deleting
+    rng = scheduler.sim.rng
+    state = rng.getstate()
+    log_start, deleting_start, token = columns.log_end, len(deleting), queue._token
+    now = scheduler.sim.clock.now
+    bound = 0
+    for j in range(placed):
+        pod, info = run[j]
+        if pods.get(info.key) is not pod or not due(pod):
+            break
+        row = rows[j]
+        node = order[row]
+        scheduler._budget_used += 1
+        scheduler.bind(pod, node)
+        if scheduler._events:
+            scheduler._process_events(now)
+        bound += 1
+        if not (columns.valid and columns.nodes is order and not columns.dirty
+                and columns.log_end == log_start + bound and columns.pod_count.item(row) == counts[j]
+                and not scheduler.nominated and len(deleting) == deleting_start and queue._token == token
+                and pod.node_name == node.name):
+            break
+    if rng.getstate() != state:
+        raise RuntimeError("a bind drew from the simulation's random source during a run of equivalent pods")
+    if bound:
+        advance(rng, words[bound - 1])
+        scheduler.next_start = starts[bound - 1]
+    return bound
+
+
+def due(pod) -> bool:
+    """The run loop gives `pod` a cycle (it skips a pod bound, being deleted or finished)."""
+    return not pod.node_name and pod.deletion_timestamp is None and not pod.is_terminal()

@@ -1,0 +1,126 @@
+"""Runs of equivalent pods (scheduler/equivalence.py and its compiled loop, _placement.c) place every
+pod where the ordinary cycle, one pod after another, places it: the same nodes, events, generator
+state and next_start, on random clusters built to reach every branch of the loop (full nodes mid-run,
+PreferNoSchedule taints, preferred node affinity, pods without requests, user spread constraints of
+the system defaults' shape, taints and failures while pods are pending) and on every shipped
+scenario, with runs allowed from two pods on one node."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from playground.engine import Simulation
+from playground.engine import scheduler as scheduler_module
+from playground.engine.report import snapshot
+from playground.engine.scheduler import equivalence
+from playground.scenario import load_scenario, parse_scenario
+
+SCENARIOS = sorted((Path(__file__).resolve().parent.parent / "scenarios").glob("*.toml"))
+ZONE = "topology.kubernetes.io/zone"
+
+
+def test_the_compiled_loop_is_built() -> None:
+    """`pip install -e .` builds it (setup.py); without it every pod takes the ordinary cycle."""
+    assert equivalence.LOOP is not None
+
+
+def random_cluster(seed: int) -> str:
+    rng = random.Random(seed)
+    out = [f'[scenario]\nname = "runs-{seed}"\nseed = {seed}\nduration = "3m"\n',
+           '[[priorityClasses]]\nname = "high"\nvalue = 1000\n']
+    names = []
+    for p in range(rng.randint(2, 6)):
+        count = rng.randint(2, 12)
+        zone = f"zone-{rng.randint(0, 3)}"
+        taint = rng.choice(['', '', '"spot=true:PreferNoSchedule"', '"dedicated=db:NoSchedule"',
+                            '"noisy=yes:PreferNoSchedule", "other=x:PreferNoSchedule"']) if p else ''  # one plain pool
+        cpu, memory = rng.choice([("2", "4Gi"), ("4", "16Gi"), ("8", "8Gi"), ("1", "64Gi")])
+        out.append(f'[[nodePools]]\nnamePrefix = "p{p}-"\ncount = {count}\n'
+                   f'labels = {{ "{ZONE}" = "{zone}", disk = "{rng.choice(["ssd", "hdd"])}" }}\n'
+                   f'capacity = {{ cpu = "{cpu}", memory = "{memory}", pods = {rng.randint(3, 14)} }}\n'
+                   f'taints = [{taint}]\nunschedulable = {"true" if p and rng.random() < 0.1 else "false"}\n')
+        names += [f"p{p}-{i}" for i in range(1, count + 1)]
+    for d in range(rng.randint(2, 6)):
+        requests = rng.choice(['', 'requests = { cpu = "100m" }, ', 'requests = { memory = "256Mi" }, ',
+                               'requests = { cpu = "250m", memory = "512Mi" }, ',
+                               'requests = { cpu = "700m", memory = "3Gi" }, '])
+        extra = rng.choice([
+            '', '', 'tolerations = [{ key = "dedicated", operator = "Exists" }], ',
+            'tolerations = [{ key = "spot", operator = "Exists", effect = "PreferNoSchedule" }], ',
+            'nodeSelector = { disk = "ssd" }, ',
+            'affinity = { nodeAffinity = { preferredDuringSchedulingIgnoredDuringExecution = [{ weight = 30, '
+            'preference = { matchExpressions = [{ key = "disk", operator = "In", values = ["hdd"] }] } }] } }, ',
+            f'topologySpreadConstraints = [{{ maxSkew = 2, topologyKey = "kubernetes.io/hostname", '
+            f'whenUnsatisfiable = "ScheduleAnyway", labelSelector = {{ matchLabels = {{ app = "app-{d}" }} }} }}, '
+            f'{{ maxSkew = 1, topologyKey = "{ZONE}", whenUnsatisfiable = "ScheduleAnyway", '
+            f'labelSelector = {{ matchLabels = {{ app = "app-{d}" }} }} }}], '])
+        priority = 'priorityClassName = "high", ' if rng.random() < 0.2 else ''
+        out.append(f'[[deployments]]\nname = "app-{d}"\nreplicas = {rng.randint(4, 60)}\n'
+                   f'template = {{ {requests}{extra}{priority}labels = {{ app = "app-{d}" }} }}\n')
+    out.append(f'[[timeline]]\nat = "20s"\ndo = "power-off"\nnode = "{rng.choice(names)}"\n')
+    out.append(f'[[timeline]]\nat = "30s"\ndo = "scale"\ndeployment = "app-0"\nreplicas = {rng.randint(20, 120)}\n')
+    out.append(f'[[timeline]]\nat = "40s"\ndo = "taint"\nnode = "{rng.choice(names)}"\n'
+               'taint = "maint=yes:PreferNoSchedule"\n')
+    out.append(f'[[timeline]]\nat = "50s"\ndo = "cordon"\nnode = "{rng.choice(names)}"\n')
+    return "\n".join(out)
+
+
+def outcome(scenario, until_ms: int, runs: bool, monkeypatch) -> tuple[str, tuple, int, int]:
+    """(sim --json's document, the generator's state, next_start, pods placed by runs)."""
+    monkeypatch.setattr(scheduler_module, "RUN_NODES", 1 if runs else 1 << 62)
+    monkeypatch.setattr(scheduler_module, "RUN_PODS", 2)
+    placed = 0
+    place_run = equivalence.place_run
+
+    def counted(*args):
+        nonlocal placed
+        bound = place_run(*args)
+        placed += bound
+        return bound
+
+    monkeypatch.setattr(equivalence, "place_run", counted)
+    sim = Simulation(scenario)
+    sim.run_until_ms(until_ms)
+    monkeypatch.setattr(equivalence, "place_run", place_run)
+    return json.dumps(snapshot(sim), indent=1), sim.rng.getstate(), sim.scheduler.next_start, placed
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_runs_place_as_cycles_on_random_clusters(seed: int, monkeypatch) -> None:
+    scenario = parse_scenario(random_cluster(seed))
+    document, state, start, placed = outcome(scenario, 180_000, True, monkeypatch)
+    assert placed > 0  # every cluster has pods that runs place
+    assert (document, state, start) == outcome(scenario, 180_000, False, monkeypatch)[:3]
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
+def test_runs_place_as_cycles_on_shipped_scenarios(path: Path, monkeypatch) -> None:
+    scenario = load_scenario(path)
+    with_runs = outcome(scenario, 1_800_000, True, monkeypatch)
+    assert with_runs[:3] == outcome(scenario, 1_800_000, False, monkeypatch)[:3]
+
+
+def test_a_run_ends_where_a_kubelet_rejects_a_pod(monkeypatch) -> None:
+    """The fourth bind of the run is rejected at admission (its row gets its requests back): the run
+    ends after it, the rest of the run returns to the queue, and every pod lands where cycles put it."""
+    from playground.engine.kubelet import Kubelet
+
+    text = random_cluster(7).replace('unschedulable = true', 'unschedulable = false')
+    binds = 0
+    admit = Kubelet.admit
+
+    def reject_fourth(self, pod):
+        nonlocal binds
+        binds += 1
+        return ("OutOfcpu", "Node didn't have enough resource: cpu") if binds == 4 else admit(self, pod)
+
+    monkeypatch.setattr(Kubelet, "admit", reject_fourth)
+    scenario = parse_scenario(text)
+    document, state, start, placed = outcome(scenario, 60_000, True, monkeypatch)
+    assert placed > 4 and '"OutOfcpu"' in document
+    binds = 0
+    assert (document, state, start) == outcome(scenario, 60_000, False, monkeypatch)[:3]

@@ -32,8 +32,9 @@ enum { OK_ROW, FEASIBLE, LOCAL, ALLOC_CPU, ALLOC_MEMORY, ALLOC_PODS, REQ_CPU, RE
        POD_COUNT, PREFER_RAW, AFFINITY_RAW, HOST_LIVE, ZONE_IDS, STATE_ROWS };
 
 /* The `params` vector. */
-enum { P_COUNT, P_START, P_TO_FIND, P_CPU, P_MEMORY, P_TAINT_WEIGHT, P_AFFINITY_WEIGHT, P_SPREAD, P_LIVE_MAX,
-       P_DOMAINS, P_HOST_EXTRA, P_ZONE_EXTRA, P_HOST_MATCH, P_ZONE_MATCH, P_SPREAD_WEIGHT, P_MT_INDEX, PARAMS };
+enum { P_COUNT, P_START, P_TO_FIND, P_CPU, P_MEMORY, P_TAINT_WEIGHT, P_PREFER, P_AFFINITY_WEIGHT, P_SPREAD,
+       P_LIVE_MAX, P_DOMAINS, P_HOST_EXTRA, P_ZONE_EXTRA, P_HOST_MATCH, P_ZONE_MATCH, P_SPREAD_WEIGHT, P_MT_INDEX,
+       PARAMS };
 
 /* The rows of `out`: per pod placed. */
 enum { O_ROW, O_START, O_WORDS, O_COUNT, OUT_ROWS };
@@ -126,7 +127,10 @@ static int64_t go_round(double x)
 
 typedef struct {
     int64_t n, count, to_find, cpu, memory, taint_weight, affinity_weight, spread, live_max, domains,
-        host_extra, zone_extra, host_match, zone_match, spread_weight;
+        host_extra, zone_extra, host_match, zone_match, spread_weight, prefer;
+    /* by (matching pods, zone) pair: spread_raw's raw score and normalized score, and the cycle that
+     * computed each */
+    int64_t *pair_value, *pair_stamp, *pair_normalized, *pair_normalized_stamp;
     int64_t *col[STATE_ROWS];
     int64_t *zone_sums;
     const double *logs;
@@ -150,73 +154,84 @@ static int64_t window(const Run *run, int64_t start, int64_t *rows, int64_t *pro
     return found;
 }
 
-/* Add to scores[i] the normalized score of raw[rows[i]]: TaintToleration's (reverse) when `reverse`,
- * NodeAffinity's otherwise. */
-static void add_normalized(const int64_t *raw, const int64_t *rows, int64_t found, int64_t weight, int reverse,
-                           int64_t *scores)
+static int64_t highest_of(const int64_t *raw, const int64_t *rows, int64_t found)
 {
     int64_t highest = 0;
     for (int64_t i = 0; i < found; i++)
         if (raw[rows[i]] > highest)
             highest = raw[rows[i]];
-    for (int64_t i = 0; i < found; i++) {
-        if (reverse)
-            scores[i] += (highest == 0 ? MAX_NODE_SCORE
-                                       : MAX_NODE_SCORE - floordiv(MAX_NODE_SCORE * raw[rows[i]], highest)) * weight;
-        else if (highest != 0)
-            scores[i] += floordiv(MAX_NODE_SCORE * raw[rows[i]], highest) * weight;
-    }
+    return highest;
 }
 
-static void add_spread(const Run *run, const int64_t *rows, int64_t found, int64_t *stamp, int64_t mark,
-                       int64_t *raw, int64_t *scores)
+/* PodTopologySpread's raw score (times MaxNodeScore) of each row of the window, and the lowest and
+ * highest. A row's raw score depends only on its (matching pods, zone) pair, so each pair's is
+ * computed once a cycle (HostZonePlan keeps the same table); pairs[i] is row i's pair. */
+static void spread_raw(Run *run, const int64_t *rows, int64_t found, int64_t distinct, int64_t mark, int64_t *pairs,
+                       int64_t *low, int64_t *high)
 {
     const int64_t *zone_ids = run->col[ZONE_IDS], *host_live = run->col[HOST_LIVE];
-    int64_t distinct = 0;
-    for (int64_t i = 0; i < found; i++) {
-        int64_t z = zone_ids[rows[i]];
-        if (stamp[z] != mark) {
-            stamp[z] = mark;
-            distinct++;
-        }
-    }
     double host_weight = run->logs[found], zone_weight = run->logs[distinct];
-    int64_t low = -1, high = 0;
+    int64_t lowest = -1, highest = 0;
     for (int64_t i = 0; i < found; i++) {
-        int64_t row = rows[i];
-        double term = (double)host_live[row] * host_weight + (double)run->host_extra;
-        double term_zone = (double)run->zone_sums[zone_ids[row]] * zone_weight + (double)run->zone_extra;
-        int64_t value = go_round(term + term_zone) * MAX_NODE_SCORE;
-        raw[i] = value;
-        if (low < 0 || value < low)
-            low = value;
-        if (value > high)
-            high = value;
+        int64_t row = rows[i], h = host_live[row], z = zone_ids[row];
+        int64_t pair = h * run->domains + z;
+        if (run->pair_stamp[pair] != mark) {
+            double term = (double)h * host_weight + (double)run->host_extra;
+            double term_zone = (double)run->zone_sums[z] * zone_weight + (double)run->zone_extra;
+            run->pair_stamp[pair] = mark;
+            run->pair_value[pair] = go_round(term + term_zone) * MAX_NODE_SCORE;
+        }
+        pairs[i] = pair;
+        int64_t value = run->pair_value[pair];
+        if (lowest < 0 || value < lowest)
+            lowest = value;
+        if (value > highest)
+            highest = value;
     }
-    if (high == 0) {
-        for (int64_t i = 0; i < found; i++)
-            scores[i] += MAX_NODE_SCORE * run->spread_weight;
-        return;
-    }
-    int64_t step = floordiv(high, MAX_NODE_SCORE);
-    for (int64_t i = 0; i < found; i++)
-        scores[i] += floordiv(high + low - raw[i], step) * run->spread_weight;
+    *low = lowest;
+    *high = highest;
 }
 
-/* selectHost: the best score, ties broken by randrange(ties). */
-static int64_t select_row(const int64_t *rows, const int64_t *scores, int64_t found, int64_t *mt, int64_t *index,
-                          int64_t *words)
+/* The window's scores (Σ weight × normalized score of the default plugins, as NodeColumns.score and
+ * Cycle.score add them), then selectHost: the best, ties broken by randrange(ties). */
+static int64_t choose(Run *run, const int64_t *rows, int64_t found, int64_t distinct, int64_t mark, int64_t *pairs,
+                      int64_t *scores, int64_t *mt_index, int64_t *words)
 {
-    int64_t best = scores[0], ties = 1;
-    for (int64_t i = 1; i < found; i++) {
-        if (scores[i] > best) {
-            best = scores[i];
+    const int64_t *local = run->col[LOCAL], *prefer = run->col[PREFER_RAW], *affinity = run->col[AFFINITY_RAW];
+    int64_t taint_highest = run->prefer ? highest_of(prefer, rows, found) : 0;
+    int64_t affinity_highest = run->affinity_weight ? highest_of(affinity, rows, found) : 0;
+    int64_t low = 0, high = 0, step = 1;
+    if (run->spread) {
+        spread_raw(run, rows, found, distinct, mark, pairs, &low, &high);
+        if (high != 0)
+            step = floordiv(high, MAX_NODE_SCORE);
+    }
+    int64_t best = INT64_MIN, ties = 0;
+    for (int64_t i = 0; i < found; i++) {
+        int64_t row = rows[i], score = local[row];
+        score += (taint_highest == 0 ? MAX_NODE_SCORE
+                                     : MAX_NODE_SCORE - floordiv(MAX_NODE_SCORE * prefer[row], taint_highest))
+                 * run->taint_weight;
+        if (affinity_highest != 0)
+            score += floordiv(MAX_NODE_SCORE * affinity[row], affinity_highest) * run->affinity_weight;
+        if (run->spread) {
+            int64_t pair = pairs[i];
+            if (run->pair_normalized_stamp[pair] != mark) { /* one division a pair, not a row */
+                run->pair_normalized_stamp[pair] = mark;
+                run->pair_normalized[pair] = high == 0 ? MAX_NODE_SCORE
+                                                       : floordiv(high + low - run->pair_value[pair], step);
+            }
+            score += run->pair_normalized[pair] * run->spread_weight;
+        }
+        scores[i] = score;
+        if (score > best) {
+            best = score;
             ties = 1;
-        } else if (scores[i] == best) {
+        } else if (score == best) {
             ties++;
         }
     }
-    int64_t pick = ties > 1 ? rand_below(ties, mt, index, words) : 0;
+    int64_t pick = ties > 1 ? rand_below(ties, run->mt, mt_index, words) : 0;
     for (int64_t i = 0; i < found; i++)
         if (scores[i] == best && pick-- == 0)
             return rows[i];
@@ -246,8 +261,8 @@ static void bind(Run *run, int64_t row)
 
 /* The pods placed; fewer than run->count where a pod fits nowhere (its cycle fails: the ordinary
  * path runs it) or the spread table would stop applying (HostZoneTable.plan). */
-static int64_t place(Run *run, int64_t start, int64_t *mt_index, int64_t *rows, int64_t *scores, int64_t *raw,
-                     int64_t *stamp)
+static int64_t place(Run *run, int64_t start, int64_t *mt_index, int64_t *rows, int64_t *scores, int64_t *pairs,
+                     int64_t *zone_stamp)
 {
     int64_t words = 0;
     for (int64_t j = 0; j < run->count; j++) {
@@ -260,14 +275,17 @@ static int64_t place(Run *run, int64_t start, int64_t *mt_index, int64_t *rows, 
         start = (start + processed) % run->n;
         int64_t chosen = rows[0];
         if (found > 1) {
-            for (int64_t i = 0; i < found; i++)
-                scores[i] = run->col[LOCAL][rows[i]];
-            add_normalized(run->col[PREFER_RAW], rows, found, run->taint_weight, 1, scores);
-            if (run->affinity_weight)
-                add_normalized(run->col[AFFINITY_RAW], rows, found, run->affinity_weight, 0, scores);
-            if (run->spread)
-                add_spread(run, rows, found, stamp, j + 1, raw, scores);
-            chosen = select_row(rows, scores, found, run->mt, mt_index, &words);
+            int64_t distinct = 0;
+            if (run->spread) {
+                for (int64_t i = 0; i < found; i++) {
+                    int64_t z = run->col[ZONE_IDS][rows[i]];
+                    if (zone_stamp[z] != j + 1) {
+                        zone_stamp[z] = j + 1;
+                        distinct++;
+                    }
+                }
+            }
+            chosen = choose(run, rows, found, distinct, j + 1, pairs, scores, mt_index, &words);
         }
         bind(run, chosen);
         run->out[O_ROW][j] = chosen;
@@ -278,7 +296,6 @@ static int64_t place(Run *run, int64_t start, int64_t *mt_index, int64_t *rows, 
     return run->count;
 }
 
-/* A writable, contiguous buffer of `length` 8-byte items: integers (`floating` 0) or doubles. */
 static int get_buffer(PyObject *obj, Py_buffer *view, int floating, Py_ssize_t length, const char *what)
 {
     if (PyObject_GetBuffer(obj, view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
@@ -313,7 +330,7 @@ static PyObject *place_pods(PyObject *self, PyObject *args)
                .taint_weight = p[P_TAINT_WEIGHT], .affinity_weight = p[P_AFFINITY_WEIGHT], .spread = p[P_SPREAD],
                .live_max = p[P_LIVE_MAX], .domains = p[P_DOMAINS], .host_extra = p[P_HOST_EXTRA],
                .zone_extra = p[P_ZONE_EXTRA], .host_match = p[P_HOST_MATCH], .zone_match = p[P_ZONE_MATCH],
-               .spread_weight = p[P_SPREAD_WEIGHT]};
+               .spread_weight = p[P_SPREAD_WEIGHT], .prefer = p[P_PREFER]};
     int64_t start = p[P_START], mt_index = p[P_MT_INDEX];
     PyBuffer_Release(&params_view);
     if (n <= 0 || run.to_find <= 0 || run.count < 0 || start < 0 || start >= n || mt_index < 0 || mt_index > MT_N) {
@@ -343,17 +360,21 @@ static PyObject *place_pods(PyObject *self, PyObject *args)
             goto release_out;
         }
     }
-    int64_t *scratch = malloc(sizeof(int64_t) * (3 * (size_t)run.to_find + (size_t)run.domains + 1));
+    /* rows, scores and pairs of a window; the zones' stamps; the pairs' scores and stamps */
+    size_t window_size = (size_t)run.to_find, stamps = (size_t)run.domains + 1;
+    int64_t *scratch = calloc(3 * window_size + stamps + 4 * MAX_TABLE, sizeof(int64_t));
     if (scratch == NULL) {
         PyErr_NoMemory();
         goto release_out;
     }
-    int64_t *stamp = scratch + 3 * run.to_find;
-    for (int64_t z = 0; z <= run.domains; z++)
-        stamp[z] = 0;
+    int64_t *zone_stamp = scratch + 3 * window_size;
+    run.pair_stamp = zone_stamp + stamps;
+    run.pair_value = run.pair_stamp + MAX_TABLE;
+    run.pair_normalized = run.pair_value + MAX_TABLE;
+    run.pair_normalized_stamp = run.pair_normalized + MAX_TABLE;
     int64_t placed;
     Py_BEGIN_ALLOW_THREADS
-    placed = place(&run, start, &mt_index, scratch, scratch + run.to_find, scratch + 2 * run.to_find, stamp);
+    placed = place(&run, start, &mt_index, scratch, scratch + window_size, scratch + 2 * window_size, zone_stamp);
     Py_END_ALLOW_THREADS
     free(scratch);
     PyBuffer_Release(&out_view);

@@ -195,7 +195,7 @@ def _place(scheduler, run: list, sig: Signature) -> int:
     count = len(run)
     params = np.array((count, scheduler.next_start % n,
                        num_feasible_nodes_to_find(n, scheduler.config.percentage_of_nodes_to_score),
-                       sig.cpu, sig.memory, TAINT_TOLERATION.weight,
+                       sig.cpu, sig.memory, TAINT_TOLERATION.weight, int(columns.prefer_count > 0),
                        NODE_AFFINITY.weight if first.preferred_node_affinity else 0, *spread, index, n),
                       dtype=np.int64)
     out = np.zeros((4, count), dtype=np.int64)

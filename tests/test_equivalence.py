@@ -8,6 +8,7 @@ scenario, with runs allowed from two pods on one node."""
 from __future__ import annotations
 
 import json
+import os
 import random
 from pathlib import Path
 
@@ -19,6 +20,8 @@ from playground.engine.report import snapshot
 from playground.engine.scheduler import equivalence
 from playground.scenario import load_scenario, parse_scenario
 
+# PLAYGROUND_EQUIVALENCE_SEEDS=400 for a longer run of the random clusters (the default suits CI).
+SEEDS = int(os.environ.get("PLAYGROUND_EQUIVALENCE_SEEDS", "40"))
 SCENARIOS = sorted((Path(__file__).resolve().parent.parent / "scenarios").glob("*.toml"))
 ZONE = "topology.kubernetes.io/zone"
 
@@ -89,7 +92,7 @@ def outcome(scenario, until_ms: int, runs: bool, monkeypatch) -> tuple[str, tupl
     return json.dumps(snapshot(sim), indent=1), sim.rng.getstate(), sim.scheduler.next_start, placed
 
 
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("seed", range(SEEDS))
 def test_runs_place_as_cycles_on_random_clusters(seed: int, monkeypatch) -> None:
     scenario = parse_scenario(random_cluster(seed))
     document, state, start, placed = outcome(scenario, 180_000, True, monkeypatch)

@@ -223,9 +223,9 @@ class OpenStateCache:
 
 @lru_cache(maxsize=1)
 def source_digest() -> bytes:
-    """A hash of every Python source of the package: another version of the code is a miss."""
+    """A hash of every Python and C source of the package: another version of the code is a miss."""
     digest = hashlib.sha256()
-    for path in sorted(PACKAGE.rglob("*.py")):
+    for path in sorted([*PACKAGE.rglob("*.py"), *PACKAGE.rglob("*.c")]):
         digest.update(str(path.relative_to(PACKAGE)).encode())
         digest.update(path.read_bytes())
     return digest.digest()

@@ -23,6 +23,8 @@ every other component (see simulation.py).
 Filters and scores run on columnar node state (`snapshot.py`): every node's verdict and score as
 numpy vector operations, with the same statuses, window, next_start, scores and tie-break draws as
 the per-node plugins in `plugins.py`, which stay the reference (tests/test_scheduler_columnar.py).
+On 256 nodes or more, consecutive pods of one template are placed by one compiled loop that runs
+their cycles on those columns to the same nodes and draws (`equivalence.py`).
 """
 
 from __future__ import annotations

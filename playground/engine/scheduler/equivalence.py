@@ -86,18 +86,14 @@ def advance(rng: random.Random, words: int) -> None:
 # ---------------------------------------------------------------- the scheduler's side
 
 class Signature:
-    """What a cycle reads of the first pod of a run; a later pod that matches it is equivalent."""
+    """What a cycle reads of the first pod of a run: a later pod equal to it in all of this is
+    equivalent (`equivalent`)."""
 
-    __slots__ = ("cls", "cpu", "memory", "namespace", "labels", "preferred", "spread_pods", "spread", "plan")
+    __slots__ = ("first", "cls", "spread", "plan")
 
-    def __init__(self, cls, pod, spread: tuple, plan) -> None:
+    def __init__(self, first, cls, spread: tuple, plan) -> None:
+        self.first = first
         self.cls = cls  # snapshot.PodClass: tolerations, node selection
-        self.cpu = pod.cpu
-        self.memory = pod.memory
-        self.namespace = pod.namespace
-        self.labels = pod.labels  # the matchers' verdicts and the constraints' cache key
-        self.preferred = pod.preferred_node_affinity
-        self.spread_pods = pod.topology_spread_constraints
         self.spread = spread  # the ScheduleAnyway constraints (the system defaults' object)
         self.plan = plan  # podtopologyspread.HostZonePlan of `spread`, or None without constraints
 
@@ -105,8 +101,9 @@ class Signature:
 def signature(scheduler, pod) -> Signature | None:
     """The run signature of `pod`, or None when its cycle needs what a run does not model."""
     topology = scheduler.topology
-    if (scheduler.filters is not DEFAULT_FILTERS or scheduler.nominated or pod.nominated_node_name or affinity_active(pod, topology.counts)
-            or scheduler.prefilter_node_names(pod) is not None or topology.constraints(pod, DO_NOT_SCHEDULE)):
+    if (scheduler.filters is not DEFAULT_FILTERS or scheduler.nominated or pod.nominated_node_name
+            or affinity_active(pod, topology.counts) or scheduler.prefilter_node_names(pod) is not None
+            or topology.constraints(pod, DO_NOT_SCHEDULE)):
         return None
     columns = scheduler.columns
     columns.sync(scheduler.node_order(), scheduler.filters)
@@ -122,19 +119,22 @@ def signature(scheduler, pod) -> Signature | None:
     cls = columns.pod_class(pod, scheduler.filters)
     if not columns.placement(pod, cls).feasible.any():
         return None  # its cycle fails: the ordinary one says why
-    return Signature(cls, pod, spread, plan)
+    return Signature(pod, cls, spread, plan)
 
 
-def equivalent(scheduler, pod, sig: Signature) -> bool:
-    """`pod` is due a cycle (the run loop would not skip it) that reads what `sig`'s pod's does."""
-    topology = scheduler.topology
-    return (due(pod) and not pod.nominated_node_name and pod.labels is sig.labels and pod.namespace == sig.namespace
-            and pod.cpu == sig.cpu and pod.memory == sig.memory
-            and pod.preferred_node_affinity == sig.preferred and pod.topology_spread_constraints == sig.spread_pods
-            and not has_pod_affinity(pod)
-            and scheduler.columns.pod_class(pod, scheduler.filters) is sig.cls
-            and topology.constraints(pod, SCHEDULE_ANYWAY) is sig.spread
-            and not topology.constraints(pod, DO_NOT_SCHEDULE))
+def equivalent(pod, first) -> bool:
+    """`pod` is due a cycle (the run loop would not skip it) that reads what `first`'s reads: the
+    keys of its pod class (snapshot.class_key), of its placement (requests), of its spread
+    constraints (Topology.constraints: namespace, labels, owner, its own constraints) and of
+    NodeAffinity's score, and neither has pod affinity (`signature` saw none on `first`)."""
+    return (not pod.node_name and pod.deletion_timestamp is None and not pod.is_terminal()
+            and not pod.nominated_node_name and pod.labels is first.labels and pod.namespace == first.namespace
+            and pod.cpu == first.cpu and pod.memory == first.memory and pod.tolerations == first.tolerations
+            and pod.node_selector == first.node_selector and pod.required_node_affinity == first.required_node_affinity
+            and pod.affinity_node_name == first.affinity_node_name
+            and pod.preferred_node_affinity == first.preferred_node_affinity
+            and pod.topology_spread_constraints == first.topology_spread_constraints
+            and pod.owner == first.owner and not has_pod_affinity(pod))
 
 
 def place_run(scheduler, first, first_info, limit: int, least: int) -> int:
@@ -153,7 +153,7 @@ def place_run(scheduler, first, first_info, limit: int, least: int) -> int:
         if info is None:
             break
         pod = pods.get(info.key)
-        if pod is None or not equivalent(scheduler, pod, sig):
+        if pod is None or not equivalent(pod, first):
             popped.append(info)
             break
         run.append((pod, info))
@@ -166,7 +166,7 @@ def place_run(scheduler, first, first_info, limit: int, least: int) -> int:
 
 
 def _place(scheduler, run: list, sig: Signature) -> int:
-    first = run[0][0]
+    first = sig.first
     columns = scheduler.columns
     order = scheduler.node_order()
     n = len(order)
@@ -195,7 +195,7 @@ def _place(scheduler, run: list, sig: Signature) -> int:
     count = len(run)
     params = np.array((count, scheduler.next_start % n,
                        num_feasible_nodes_to_find(n, scheduler.config.percentage_of_nodes_to_score),
-                       sig.cpu, sig.memory, TAINT_TOLERATION.weight, int(columns.prefer_count > 0),
+                       first.cpu, first.memory, TAINT_TOLERATION.weight, int(columns.prefer_count > 0),
                        NODE_AFFINITY.weight if first.preferred_node_affinity else 0, *spread, index, n),
                       dtype=np.int64)
     out = np.zeros((4, count), dtype=np.int64)
@@ -218,7 +218,7 @@ def _bind(scheduler, run: list, placed: int, out: np.ndarray, order: list) -> in
     bound = 0
     for j in range(placed):
         pod, info = run[j]
-        if pods.get(info.key) is not pod or not due(pod):
+        if pods.get(info.key) is not pod or pod.node_name or pod.deletion_timestamp is not None or pod.is_terminal():
             break
         row = rows[j]
         node = order[row]
@@ -238,8 +238,3 @@ def _bind(scheduler, run: list, placed: int, out: np.ndarray, order: list) -> in
         advance(rng, words[bound - 1])
         scheduler.next_start = starts[bound - 1]
     return bound
-
-
-def due(pod) -> bool:
-    """The run loop gives `pod` a cycle (it skips a pod bound, being deleted or finished)."""
-    return not pod.node_name and pod.deletion_timestamp is None and not pod.is_terminal()

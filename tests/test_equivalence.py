@@ -127,3 +127,46 @@ def test_a_run_ends_where_a_kubelet_rejects_a_pod(monkeypatch) -> None:
     assert placed > 4 and '"OutOfcpu"' in document
     binds = 0
     assert (document, state, start) == outcome(scenario, 60_000, False, monkeypatch)[:3]
+
+
+WAKES_PENDING = """
+[scenario]
+name = "a run wakes pending pods"
+seed = 3
+""" + "".join(f"""
+[[nodePools]]
+namePrefix = "{zone}-"
+count = 4
+labels = {{ "topology.kubernetes.io/zone" = "{zone}" }}
+capacity = {{ cpu = "8", memory = "16Gi", pods = 6 }}
+""" for zone in ("zone-a", "zone-b", "zone-c")) + """
+[[deployments]]
+name = "pinned"
+replicas = 6
+template = { labels = { app = "pinned", tier = "web" }, nodeSelector = { "topology.kubernetes.io/zone" = "zone-a" }, topologySpreadConstraints = [{ maxSkew = 1, topologyKey = "topology.kubernetes.io/zone", whenUnsatisfiable = "DoNotSchedule", nodeAffinityPolicy = "Ignore", labelSelector = { matchLabels = { tier = "web" } } }] }
+
+[[deployments]]
+name = "web"
+replicas = 40
+template = { labels = { app = "web", tier = "web" }, requests = { cpu = "100m" } }
+"""
+
+
+def test_a_run_ends_where_a_bind_wakes_a_pending_pod(monkeypatch) -> None:
+    """Pods of `pinned` wait in unschedulablePods, rejected by PodTopologySpread; each `web` pod bound
+    in zone b or c may let one through (its queueing hint), which moves it back to the queue: the
+    run ends there, and the woken pod takes its turn before the rest of the run, as after cycles."""
+    ends = 0
+    bind = equivalence._bind
+
+    def counted(scheduler, run, placed, out, order):
+        nonlocal ends
+        bound = bind(scheduler, run, placed, out, order)
+        ends += bound < placed
+        return bound
+
+    monkeypatch.setattr(equivalence, "_bind", counted)
+    scenario = parse_scenario(WAKES_PENDING)
+    document, state, start, placed = outcome(scenario, 60_000, True, monkeypatch)
+    assert placed > 0 and ends > 0
+    assert (document, state, start) == outcome(scenario, 60_000, False, monkeypatch)[:3]

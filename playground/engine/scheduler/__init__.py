@@ -74,7 +74,7 @@ UNSCHEDULABLE_FLUSH_PERIOD_MS = 30_000
 NO_NODES_AVAILABLE = "no nodes available to schedule pods"
 NOTE_LENGTH_LIMIT = 1024
 # Runs of equivalent pods (equivalence.py) from this many nodes and pods: on fewer, one cycle costs
-# less than preparing the compiled loop, and a small cluster need not load numba.
+# less than copying the columns for the compiled loop.
 RUN_NODES = 256
 RUN_PODS = 4
 
@@ -513,7 +513,7 @@ class Scheduler:
                     continue
                 left = attempts - self._budget_used
                 if left >= RUN_PODS and len(self.node_order()) >= RUN_NODES:
-                    from .equivalence import place_run
+                    from .equivalence import place_run  # here: equivalence imports this module
                     placed = place_run(self, pod, info, left, RUN_PODS)
                     if placed:
                         cycles += placed

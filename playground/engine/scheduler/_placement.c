@@ -354,9 +354,11 @@ static PyObject *place_pods(PyObject *self, PyObject *args)
     run.zone_sums = sums_view.buf;
     run.logs = logs_view.buf;
     run.mt = mt_view.buf;
-    for (int64_t r = 0; r < n; r++) {
-        if (run.col[ZONE_IDS][r] < 0 || (run.spread && run.col[ZONE_IDS][r] >= run.domains)) {
-            PyErr_SetString(PyExc_ValueError, "place_pods: a zone id is out of range");
+    /* The pair tables are indexed by host count x domains + zone id: check what indexes them. */
+    for (int64_t r = 0; run.spread && r < n; r++) {
+        int64_t z = run.col[ZONE_IDS][r], h = run.col[HOST_LIVE][r];
+        if (z < 0 || z >= run.domains || h < 0 || h > run.live_max) {
+            PyErr_SetString(PyExc_ValueError, "place_pods: a zone id or host count is out of range");
             goto release_out;
         }
     }

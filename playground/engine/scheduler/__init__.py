@@ -498,6 +498,7 @@ class Scheduler:
             attempts = self._attempts(now)
             total = len(queue.infos) if progress is not None else 0
             cycles = reported = 0
+            place_run = None
             while self._budget_used < attempts:
                 info = queue.pop()
                 if info is None and queue.pop_from_backoff:
@@ -513,7 +514,8 @@ class Scheduler:
                     continue
                 left = attempts - self._budget_used
                 if left >= RUN_PODS and len(self.node_order()) >= RUN_NODES:
-                    from .equivalence import place_run  # here: equivalence imports this module
+                    if place_run is None:
+                        from .equivalence import place_run  # here: equivalence imports this module
                     placed = place_run(self, pod, info, left, RUN_PODS)
                     if placed:
                         cycles += placed

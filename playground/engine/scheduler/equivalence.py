@@ -141,11 +141,17 @@ def place_run(scheduler, first, first_info, limit: int, least: int) -> int:
     """Pop the pods after `first` (already popped) that are equivalent to it, up to `limit` in all,
     place at least `least` of them with one compiled loop and bind them, and put back what was
     popped and not bound. Returns how many pods were bound (0: `first` takes the ordinary cycle)."""
-    sig = signature(scheduler, first) if LOOP is not None else None
-    if sig is None:
-        return 0
     queue = scheduler.queue
     pods = scheduler.sim.store.pods
+    following = queue.peek()
+    following_pod = pods.get(following.key) if following is not None else None
+    # Most pods have no equivalent next (a pod of each ReplicaSet replaced in turn): that costs a
+    # look at the next pod, nothing more.
+    if LOOP is None or following_pod is None or not equivalent(following_pod, first):
+        return 0
+    sig = signature(scheduler, first)
+    if sig is None:
+        return 0
     run = [(first, first_info)]
     popped = []
     while len(run) < limit:

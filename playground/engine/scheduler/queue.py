@@ -141,6 +141,18 @@ class SchedulingQueue:
                 return info
         return None
 
+    def peek(self) -> QueuedPodInfo | None:
+        """The pod pop() would return next, left in activeQ (stale entries on top are dropped, as
+        pop() drops them)."""
+        active = self._active
+        while active:
+            _, _, token, key = active[0]
+            info = self.infos.get(key)
+            if info is not None and info.token == token and info.where == ACTIVE:
+                return info
+            heapq.heappop(active)
+        return None
+
     def restore(self, info: QueuedPodInfo) -> None:
         """Undo pop(): the pod is back in activeQ where it was (the same heap entry)."""
         info.where = ACTIVE

@@ -34,7 +34,8 @@ def test_the_compiled_loop_is_built() -> None:
 def random_cluster(seed: int) -> str:
     rng = random.Random(seed)
     out = [f'[scenario]\nname = "runs-{seed}"\nseed = {seed}\nduration = "3m"\n',
-           '[[priorityClasses]]\nname = "high"\nvalue = 1000\n']
+           '[[priorityClasses]]\nname = "high"\nvalue = 1000\n',
+           '[[priorityClasses]]\nname = "top"\nvalue = 2000\n']
     names = []
     for p in range(rng.randint(2, 6)):
         count = rng.randint(2, 12)
@@ -47,6 +48,9 @@ def random_cluster(seed: int) -> str:
                    f'capacity = {{ cpu = "{cpu}", memory = "{memory}", pods = {rng.randint(3, 14)} }}\n'
                    f'taints = [{taint}]\nunschedulable = {"true" if p and rng.random() < 0.1 else "false"}\n')
         names += [f"p{p}-{i}" for i in range(1, count + 1)]
+    # placed first (the highest priority) on the empty cluster: every cluster has a run
+    out.append('[[deployments]]\nname = "first"\nreplicas = 6\n'
+               'template = { priorityClassName = "top", labels = { app = "first" }, requests = { cpu = "50m" } }\n')
     for d in range(rng.randint(2, 6)):
         requests = rng.choice(['', 'requests = { cpu = "100m" }, ', 'requests = { memory = "256Mi" }, ',
                                'requests = { cpu = "250m", memory = "512Mi" }, ',
@@ -96,7 +100,7 @@ def outcome(scenario, until_ms: int, runs: bool, monkeypatch) -> tuple[str, tupl
 def test_runs_place_as_cycles_on_random_clusters(seed: int, monkeypatch) -> None:
     scenario = parse_scenario(random_cluster(seed))
     document, state, start, placed = outcome(scenario, 180_000, True, monkeypatch)
-    assert placed > 0  # every cluster has pods that runs place
+    assert placed > 0  # the first Deployment's pods at least
     assert (document, state, start) == outcome(scenario, 180_000, False, monkeypatch)[:3]
 
 
@@ -143,7 +147,10 @@ capacity = {{ cpu = "8", memory = "16Gi", pods = 6 }}
 [[deployments]]
 name = "pinned"
 replicas = 6
-template = { labels = { app = "pinned", tier = "web" }, nodeSelector = { "topology.kubernetes.io/zone" = "zone-a" }, topologySpreadConstraints = [{ maxSkew = 1, topologyKey = "topology.kubernetes.io/zone", whenUnsatisfiable = "DoNotSchedule", nodeAffinityPolicy = "Ignore", labelSelector = { matchLabels = { tier = "web" } } }] }
+template.labels = { app = "pinned", tier = "web" }
+template.nodeSelector = { "topology.kubernetes.io/zone" = "zone-a" }
+template.topologySpreadConstraints = [{ maxSkew = 1, topologyKey = "topology.kubernetes.io/zone", \
+whenUnsatisfiable = "DoNotSchedule", nodeAffinityPolicy = "Ignore", labelSelector = { matchLabels = { tier = "web" } } }]
 
 [[deployments]]
 name = "web"

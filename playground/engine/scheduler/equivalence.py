@@ -57,6 +57,8 @@ MT_N = 624  # the Mersenne Twister's words
 # The rows of the state matrix that the loop reads and updates, in _placement.c's order.
 STATE_ROWS = ("ok", "feasible", "local", "alloc_cpu", "alloc_memory", "alloc_pods", "req_cpu", "req_memory",
               "nz_cpu", "nz_memory", "pod_count", "prefer_raw", "affinity_raw", "host_live", "zone_ids")
+ROW = {name: i for i, name in enumerate(STATE_ROWS)}
+COPIED = ("alloc_cpu", "alloc_memory", "alloc_pods", "req_cpu", "req_memory", "nz_cpu", "nz_memory", "pod_count")
 
 
 _LOGS: dict[int, np.ndarray] = {}
@@ -178,22 +180,22 @@ def _place(scheduler, run: list, sig: Signature) -> int:
     n = len(order)
     placement = columns.placement(first, sig.cls)
     state = np.zeros((len(STATE_ROWS), n), dtype=np.int64)
-    state[0] = sig.cls.ok
-    state[1] = placement.feasible
-    state[2] = placement.local
-    state[3:11] = (columns.alloc_cpu, columns.alloc_memory, columns.alloc_pods, columns.req_cpu,
-                   columns.req_memory, columns.nz_cpu, columns.nz_memory, columns.pod_count)
+    state[ROW["ok"]] = sig.cls.ok
+    state[ROW["feasible"]] = placement.feasible
+    state[ROW["local"]] = placement.local
+    for name in COPIED:  # the columns' own names
+        state[ROW[name]] = getattr(columns, name)
     if columns.prefer_count:
-        state[11] = columns.prefer_raw(sig.cls, first)
+        state[ROW["prefer_raw"]] = columns.prefer_raw(sig.cls, first)
     if first.preferred_node_affinity:
-        state[12] = columns.affinity_raw(first)
+        state[ROW["affinity_raw"]] = columns.affinity_raw(first)
     plan = sig.plan
     spread = (0,) * 8
     zone_sums = np.zeros(1, dtype=np.int64)
     if plan is not None:
         host_c, zone_c = sig.spread
-        state[13] = plan.host.live
-        state[14] = columns.domains(plan.key)[0]
+        state[ROW["host_live"]] = plan.host.live
+        state[ROW["zone_ids"]] = columns.domains(plan.key)[0]
         zone_sums = plan.sums.copy()
         spread = (1, plan.host.live_max, plan.domains, host_c.max_skew - 1, zone_c.max_skew - 1,
                   int(host_c.matcher.matches(first)), int(zone_c.matcher.matches(first)), WEIGHT)
@@ -219,13 +221,14 @@ def _bind(scheduler, run: list, placed: int, out: np.ndarray, order: list) -> in
     deleting = scheduler.topology.counts.deleting
     rng = scheduler.sim.rng
     state = rng.getstate()
-    log_start, deleting_start, token = columns.log_end, len(deleting), queue._token
+    log_start, deleting_start, pushes = columns.log_end, len(deleting), queue.pushes
     now = scheduler.sim.clock.now
     bound = 0
     for j in range(placed):
         pod, info = run[j]
-        if pods.get(info.key) is not pod or pod.node_name or pod.deletion_timestamp is not None or pod.is_terminal():
-            break
+        if pods.get(info.key) is not pod or pod.node_name or pod.deletion_timestamp is not None \
+                or pod.is_terminal():
+            break  # (as the run loop skips it)
         row = rows[j]
         node = order[row]
         scheduler._budget_used += 1
@@ -235,7 +238,7 @@ def _bind(scheduler, run: list, placed: int, out: np.ndarray, order: list) -> in
         bound += 1
         if not (columns.valid and columns.nodes is order and not columns.dirty
                 and columns.log_end == log_start + bound and columns.pod_count.item(row) == counts[j]
-                and not scheduler.nominated and len(deleting) == deleting_start and queue._token == token
+                and not scheduler.nominated and len(deleting) == deleting_start and queue.pushes == pushes
                 and pod.node_name == node.name):
             break
     if rng.getstate() != state:

@@ -141,6 +141,11 @@ class SchedulingQueue:
                 return info
         return None
 
+    @property
+    def pushes(self) -> int:
+        """Entries pushed into the queues so far (a pod added or moved changes it)."""
+        return self._token
+
     def peek(self) -> QueuedPodInfo | None:
         """The pod pop() would return next, left in activeQ (stale entries on top are dropped, as
         pop() drops them)."""

@@ -312,7 +312,7 @@ static int get_buffer(PyObject *obj, Py_buffer *view, int floating, Py_ssize_t l
     return 0;
 }
 
-/* place_pods(state, zone_sums, logs, mt, out, params) -> (placed, mt_index)
+/* place_pods(state, zone_sums, logs, mt, out, params) -> placed
  * state: int64 [STATE_ROWS, n]; zone_sums: int64 [domains]; logs: float64 [n + 1]; mt: int64 [624];
  * out: int64 [OUT_ROWS, count]; params: int64 [PARAMS] plus n at the end. */
 static PyObject *place_pods(PyObject *self, PyObject *args)
@@ -384,7 +384,7 @@ static PyObject *place_pods(PyObject *self, PyObject *args)
     PyBuffer_Release(&logs_view);
     PyBuffer_Release(&sums_view);
     PyBuffer_Release(&state_view);
-    return Py_BuildValue("LL", (long long)placed, (long long)mt_index);
+    return PyLong_FromLongLong((long long)placed);
 release_out:
     PyBuffer_Release(&out_view);
 release_mt:

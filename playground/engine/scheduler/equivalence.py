@@ -207,7 +207,7 @@ def _place(scheduler, run: list, sig: Signature) -> int:
                        NODE_AFFINITY.weight if first.preferred_node_affinity else 0, *spread, index, n),
                       dtype=np.int64)
     out = np.zeros((4, count), dtype=np.int64)
-    placed, _index = LOOP(state, zone_sums, log_table(n), mt, out, params)
+    placed = LOOP(state, zone_sums, log_table(n), mt, out, params)
     return _bind(scheduler, run, placed, out, order)
 
 

@@ -45,7 +45,15 @@ from . import num_feasible_nodes_to_find
 from .interpodaffinity import active as affinity_active
 from .plugins import DEFAULT_FILTERS, NODE_AFFINITY, TAINT_TOLERATION
 from .podcounts import has_pod_affinity
-from .podtopologyspread import DO_NOT_SCHEDULE, HOST_ZONE, SCHEDULE_ANYWAY, WEIGHT, HostZoneTable, _shape
+from .podtopologyspread import (
+    DO_NOT_SCHEDULE,
+    HOST_ZONE,
+    SCHEDULE_ANYWAY,
+    WEIGHT,
+    HostZoneTable,
+    _shape,
+    eligible_rows,
+)
 
 try:
     from . import _placement
@@ -91,13 +99,14 @@ class Signature:
     """What a cycle reads of the first pod of a run: a later pod equal to it in all of this is
     equivalent (`equivalent`)."""
 
-    __slots__ = ("first", "cls", "spread", "plan")
+    __slots__ = ("first", "cls", "spread", "plan", "zone_sums")
 
-    def __init__(self, first, cls, spread: tuple, plan) -> None:
+    def __init__(self, first, cls, spread: tuple, plan, zone_sums: np.ndarray | None) -> None:
         self.first = first
         self.cls = cls  # snapshot.PodClass: tolerations, node selection
         self.spread = spread  # the ScheduleAnyway constraints (the system defaults' object)
         self.plan = plan  # podtopologyspread.HostZonePlan of `spread`, or None without constraints
+        self.zone_sums = zone_sums  # the zone constraint's matching pods per zone (a copy), or None
 
 
 def signature(scheduler, pod) -> Signature | None:
@@ -110,18 +119,33 @@ def signature(scheduler, pod) -> Signature | None:
     columns = scheduler.columns
     columns.sync(scheduler.node_order(), scheduler.filters)
     spread = topology.constraints(pod, SCHEDULE_ANYWAY)
-    plan = None
+    plan = zone_sums = None
     if spread:
-        free = not pod.node_selector and pod.required_node_affinity is None and pod.affinity_node_name is None
-        if not free or _shape(columns, spread) is not HOST_ZONE:
+        if _shape(columns, spread) is not HOST_ZONE:
             return None
-        plan = HostZoneTable.plan(columns, topology.counts, spread)
+        plan = HostZoneTable.plan(columns, topology.counts, spread)  # the loop keeps its table's bound
         if plan is None:
             return None
+        zone_sums = spread_zone_sums(columns, topology.counts, pod, spread, plan)
     cls = columns.pod_class(pod, scheduler.filters)
     if not columns.placement(pod, cls).feasible.any():
         return None  # its cycle fails: the ordinary one says why
-    return Signature(pod, cls, spread, plan)
+    return Signature(pod, cls, spread, plan, zone_sums)
+
+
+def spread_zone_sums(columns, counts, pod, spread: tuple, plan) -> np.ndarray:
+    """The zone constraint's matching pods per zone as PodTopologySpread's score counts them: over
+    every node (the plan's sums), or, when the pod selects nodes and the constraint honors node
+    affinity (nodeAffinityPolicy: Honor, the default), over the nodes the pod may run on
+    (podtopologyspread._score_columns). A bind in the run lands on such a node, so the loop adds it."""
+    zone_c = spread[1]
+    free = not pod.node_selector and pod.required_node_affinity is None and pod.affinity_node_name is None
+    if free or not zone_c.honor_affinity:
+        return plan.sums.copy()
+    ids, _has, count = columns.domains(zone_c.topology_key)
+    eligible = eligible_rows(columns, pod, zone_c, np.ones(len(columns.nodes), dtype=bool))
+    live = counts.counts(zone_c.matcher).live
+    return np.bincount(ids[eligible], weights=live[eligible], minlength=count).astype(np.int64)
 
 
 def equivalent(pod, first) -> bool:
@@ -196,7 +220,7 @@ def _place(scheduler, run: list, sig: Signature) -> int:
         host_c, zone_c = sig.spread
         state[ROW["host_live"]] = plan.host.live
         state[ROW["zone_ids"]] = columns.domains(plan.key)[0]
-        zone_sums = plan.sums.copy()
+        zone_sums = sig.zone_sums
         spread = (1, plan.host.live_max, plan.domains, host_c.max_skew - 1, zone_c.max_skew - 1,
                   int(host_c.matcher.matches(first)), int(zone_c.matcher.matches(first)), WEIGHT)
     mt, index = mt_state(scheduler.sim.rng)

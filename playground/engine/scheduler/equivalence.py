@@ -11,8 +11,9 @@ call of `place_pods`, a loop in C (`_placement.c`) that runs each pod's cycle as
 - the round-robin window from next_start over the feasible rows (numFeasibleNodesToFind of them);
 - the scores: LeastAllocated and BalancedAllocation (the placement's per-node part), TaintToleration
   and NodeAffinity normalized over the window, PodTopologySpread's system defaults (the HOST_ZONE
-  shape of podtopologyspread.py: a hostname and a zone constraint counting every node) in the same
-  float64 operations, in the same order, rounded as math.Round;
+  shape of podtopologyspread.py: a hostname and a zone constraint, the zone's pods counted on every
+  node or, for a pod that selects nodes, on those it may run on) in the same float64 operations, in
+  the same order, rounded as math.Round;
 - the tie-break: Python's `random.Random.randrange` on the simulation's generator, drawn here from a
   copy of its Mersenne Twister state (the same 32-bit words, the same rejection loop);
 - the bind's effect on what the next cycle reads: the row's requests, pod count, feasibility and

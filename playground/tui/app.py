@@ -74,7 +74,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         event_limit: int = 5000,
         speed: int = 1,
         refresh_hz: float = 30.0,
-        frame_budget: float = 0.015,
+        frame_budget: float = 0.008,
         threaded: bool = True,
         keymap: dict[str, str] | None = None,
         keymap_file: Path | None | object = _DEFAULT,

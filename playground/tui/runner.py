@@ -11,11 +11,12 @@ The UI never blocks on the engine (design rule 5):
   the UI does not read it: tables show their last rendered lines, and operations chosen meanwhile are
   queued and applied before the next tick. One tick that takes long (placing 150,000 pods at time 0)
   therefore freezes the picture, not the keyboard.
-* While the engine falls behind the speed (a frame ended on its budget), the next frame's budget is
-  7/3 of the wall time the UI had since the last step, between `budget` and `MAX_BUDGET`: the engine
-  gets about 70 % of the wall time (×1000 in a zone outage at 150,000 pods needs about 30 % of it
-  for the engine's CPU; the rest of its share absorbs the ticks that cost more) and the picture
-  still moves 20 to 30 times a second. A frame cut short by a key goes back to `budget`.
+* While the engine falls behind the speed (a frame ended on its budget), the frames follow one
+  another and the next frame's budget is 7/3 of the wall time the UI had since the last step,
+  between `budget` (8 ms) and `MAX_BUDGET` (10 ms): the engine gets up to about 70 % of the wall
+  time (×1000 in a zone outage at 150,000 pods needs about 30 % of it for the engine's CPU; the
+  rest absorbs the ticks that cost more) in short steps, so the picture moves 30 to 40 times a
+  second. A frame cut short by a key goes back to `budget`.
 * The ChangeSets of the ticks of one frame are merged, so the tables update once per frame, only for
   the rows that changed.
 * The engine thread and the UI share the GIL. A key press ends the running frame's ticks after the
@@ -49,10 +50,13 @@ BACKLOG_SECONDS = 0.5
 # this share of the wall time (the UI keeps the rest: updates, repaints, keys), up to MAX_BUDGET.
 # Measured with benchmarks/tui_frames.py (5,000 nodes, 150,000 pods, ×1000, a zone powered off):
 # 12 frames a second with up to 250 ms of ticks in one (a share of 0.9, when ×1000 needed 87 % of
-# the wall time) put the frame's p95 at 95-130 ms; 30 a second with this share and bound keeps
-# ×970-998 and a p95 of 30-50 ms.
+# the wall time) put the frame's p95 at 95-130 ms; 30 a second with a 15 ms budget and up to 50 ms
+# kept ×992-998 with a key every 0.25 s and a p95 of 42-54 ms (28 ms watching). An 8 ms budget and
+# up to 10 ms: ×982-990 and 23-25 ms (18-19 ms watching). The frames follow one another while the
+# engine is behind, so it still gets most of the wall time; a frame is its budget plus the tick that
+# crosses it plus the UI's work.
 ENGINE_SHARE = 0.7
-MAX_BUDGET = 0.05
+MAX_BUDGET = 0.010
 SWITCH_INTERVAL = 0.001  # seconds; CPython's default is 0.005
 
 
@@ -140,7 +144,7 @@ class EngineRunner:
         *,
         paused: bool = False,
         speed: int = 1,
-        budget: float = 0.015,
+        budget: float = 0.008,
         threaded: bool = True,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:

@@ -25,6 +25,7 @@ from rich.text import Text
 from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.timer import Timer
 from textual.widgets import ContentSwitcher
 
 from ..engine import Operation, OperationResult, Simulation
@@ -57,6 +58,15 @@ _DEFAULT = object()
 
 
 KEY_REPAINT = 1 / 60  # seconds: a frame cut short by a key resumes after one repaint of the screen
+# Frames a second while the user is at the keys (a key or a click less than INPUT_QUIET seconds ago)
+# or the clock is paused; otherwise `refresh_hz` (60). Measured with benchmarks/tui_frames.py at
+# x1000 on 150,000 pods: 60 frames a second keep the frame's p95 at 15-16 ms watching (30 a second:
+# 18-19 ms), but with a key every 0.25 s they cost speed (x958-978, against x982-991 at 30 a second):
+# each frame's updates and paints add up. Paused, a frame has nothing to show that 30 a second would
+# not show, and each tick of a frame timer costs ~0.5 ms of CPU even when it does nothing: the slow
+# rate is a second timer, and only one of the two runs.
+SLOW_HZ = 30.0
+INPUT_QUIET = 1.0
 
 
 class PlaygroundApp(OperationFlows, ScenarioFiles, App):
@@ -73,7 +83,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         *,
         event_limit: int = 5000,
         speed: int = 1,
-        refresh_hz: float = 30.0,
+        refresh_hz: float = 60.0,
         frame_budget: float = 0.008,
         threaded: bool = True,
         keymap: dict[str, str] | None = None,
@@ -93,6 +103,9 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         self.opening = OpeningProgress(id="opening")
         self.sim.scheduler.progress = self.opening.report
         self.refresh_hz = refresh_hz
+        self._input_at = float("-inf")  # time.monotonic() of the last key or click
+        self._frame_timers: tuple[Timer, Timer] | None = None  # (refresh_hz, SLOW_HZ): one runs
+        self._fast_frames = False
         self.epoch = epoch
         self.current_view = view if view in VIEW_CLASSES else "nodes"
         self.auto_frames = auto_frames
@@ -139,7 +152,10 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         freeze_heap()
         self.timecontrol.open_scenario()
         if self.auto_frames:
-            self.set_interval(1 / self.refresh_hz, self._timer_frame, name="frame")
+            self._frame_timers = (
+                self.set_interval(1 / self.refresh_hz, self._timer_frame, name="frame", pause=True),
+                self.set_interval(1 / SLOW_HZ, self._timer_frame, name="frame-slow"))
+            self._pick_frame_rate()
             self.set_interval(0.5, self._busy_chrome, name="busy")
             self.set_interval(0.1, self.refresh_progress, name="progress")
 
@@ -152,6 +168,8 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)):
             self.runner.interrupt()  # answer the user first: the engine's frame stops after its tick
+            self._input_at = time.monotonic()
+            self._pick_frame_rate()
         await super().on_event(event)
 
     def on_unmount(self) -> None:
@@ -207,6 +225,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         """A frame; while the engine falls behind the speed, the next one as soon as keys and paints
         have had their turn: waiting for the timer's next tick left the engine idle for most of an
         interval after each frame (29 % of the wall time at x1000 on 150,000 pods)."""
+        self._pick_frame_rate()
         await self.frame()
         while self.is_running and not self._exit:
             if self.runner.behind:
@@ -216,6 +235,19 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
             else:
                 return
             await self.frame()
+
+    def _pick_frame_rate(self) -> None:
+        """`refresh_hz` frames a second while the clock runs and the user watches, SLOW_HZ while
+        the user is at the keys or the clock is paused (the other timer waits)."""
+        if self._frame_timers is None:
+            return
+        fast = self.refresh_hz > SLOW_HZ and not self.runner.paused \
+            and time.monotonic() - self._input_at >= INPUT_QUIET
+        if fast != self._fast_frames:
+            self._fast_frames = fast
+            fast_timer, slow_timer = self._frame_timers
+            (slow_timer if fast else fast_timer).pause()
+            (fast_timer if fast else slow_timer).resume()
 
     async def frame(self) -> FrameResult:
         """Advance the engine as the speed asks (within the budget), then update the widgets."""

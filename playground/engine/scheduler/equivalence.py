@@ -154,7 +154,7 @@ def equivalent(pod, first) -> bool:
     keys of its pod class (snapshot.class_key), of its placement (requests), of its spread
     constraints (Topology.constraints: namespace, labels, owner, its own constraints) and of
     NodeAffinity's score, and neither has pod affinity (`signature` saw none on `first`)."""
-    return (not pod.node_name and pod.deletion_timestamp is None and not pod.is_terminal()
+    return (not pod.node_name and pod.is_active()
             and not pod.nominated_node_name and pod.labels is first.labels and pod.namespace == first.namespace
             and pod.cpu == first.cpu and pod.memory == first.memory and pod.tolerations == first.tolerations
             and pod.node_selector == first.node_selector and pod.required_node_affinity == first.required_node_affinity
@@ -251,8 +251,7 @@ def _bind(scheduler, run: list, placed: int, out: np.ndarray, order: list) -> in
     bound = 0
     for j in range(placed):
         pod, info = run[j]
-        if pods.get(info.key) is not pod or pod.node_name or pod.deletion_timestamp is not None \
-                or pod.is_terminal():
+        if pods.get(info.key) is not pod or pod.node_name or not pod.is_active():
             break  # (as the run loop skips it)
         row = rows[j]
         node = order[row]

@@ -122,12 +122,7 @@ def normal(scenario: Scenario) -> dict:
     """What export -> import must keep: nodes (by name, with effective allocatable), workloads,
     PDBs, priority classes, bare pods; not the timeline, expectations or controller settings, nor an
     imported workload's existing pods (the workload's controller makes its pods in the cluster)."""
-    nodes = {}
-    for spec in [*scenario.nodes]:
-        nodes[spec.name] = _node(spec)
-    for pool in scenario.nodePools:
-        for name in pool.names():
-            nodes[name] = _node(pool)
+    nodes = {name: _node(spec) for name, spec in scenario.node_specs()}
     data = scenario.model_dump()
     return {
         "nodes": nodes,

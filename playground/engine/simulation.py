@@ -300,11 +300,8 @@ class Simulation:
         for spec in sc.priorityClasses:
             store.priority_classes[spec.name] = PriorityClass(
                 spec.name, spec.value, spec.globalDefault, spec.preemptionPolicy, spec.description)
-        for spec in sc.nodes:
-            self.add_node(spec.name, spec, spec.kubelet)
-        for pool in sc.nodePools:
-            for name in pool.names():
-                self.add_node(name, pool, pool.kubelet)
+        for name, spec in sc.node_specs():
+            self.add_node(name, spec, spec.kubelet)
         self.nodelifecycle.start()
         for spec in sc.daemonSets:
             self.workloads.add_daemonset(DaemonSet(spec.name, spec.namespace, template_from_spec(spec.template)))

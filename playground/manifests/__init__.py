@@ -113,7 +113,7 @@ def _problems(problems: list, sources: dict, format_loc) -> str:
 
 def scenario_text(imported: Imported) -> str:
     """The scenario as TOML, the import report at the top as comments."""
-    from ..scenario.loader import dump_scenario, owned_pods_toml
+    from ..scenario.loader import dump_scenario, owned_pods_toml, shaped_nodes_toml
 
     import tomli_w
 
@@ -121,7 +121,12 @@ def scenario_text(imported: Imported) -> str:
     head += [f"# {line}" for line in imported.report.lines()]
     if imported.pods is None:
         return "\n".join(head) + "\n\n" + dump_scenario(imported.scenario)
-    rest = imported.scenario.model_dump(by_alias=True, exclude_unset=True, exclude_none=True,
-                                        exclude={"pods", "ownedPods"})
-    owned = [g.model_dump(exclude_unset=True) for g in imported.scenario.ownedPods]
-    return "\n".join(head) + "\n\n" + tomli_w.dumps(rest) + pods_toml(imported.pods) + owned_pods_toml(owned)
+    scenario = imported.scenario
+    shaped = any(node.shape is not None for node in scenario.nodes)
+    rest = scenario.model_dump(by_alias=True, exclude_unset=True, exclude_none=True,
+                               exclude={"pods", "ownedPods", *(("nodes",) if shaped else ())})
+    nodes = [n.model_dump(by_alias=True, exclude_unset=True, exclude_none=True) for n in scenario.nodes] if shaped \
+        else []
+    owned = [g.model_dump(exclude_unset=True) for g in scenario.ownedPods]
+    return ("\n".join(head) + "\n\n" + tomli_w.dumps(rest) + shaped_nodes_toml(nodes) + pods_toml(imported.pods)
+            + owned_pods_toml(owned))

@@ -150,9 +150,7 @@ def manifests(scenario: Scenario) -> dict[str, list[dict]]:
                                           labels=dict(MANAGED_BY)),
                         "value": value,
                         "description": f"priority {value}, given as a bare priority in the scenario"})
-    nodes = [node_manifest(spec.name, spec) for spec in scenario.nodes]
-    for pool in scenario.nodePools:
-        nodes.extend(node_manifest(name, pool) for name in pool.names())
+    nodes = [node_manifest(name, spec) for name, spec in scenario.node_specs()]
     workloads = []
     for d in scenario.deployments:
         selector = selector_of(d.name, d.template)

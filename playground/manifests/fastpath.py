@@ -124,9 +124,15 @@ def toml_key(key: str) -> str:
 
 def pods_toml(pods: list[dict]) -> str:
     """[[pods]] tables, one key per line."""
+    return tables_toml("pods", pods)
+
+
+def tables_toml(name: str, tables: list[dict]) -> str:
+    """An array of tables as [[name]] tables, one key per line (inline tables and arrays within)."""
     out = []
-    for pod in pods:
-        out.append("\n[[pods]]\n")
-        for key, value in pod.items():
+    header = f"\n[[{name}]]\n"
+    for table in tables:
+        out.append(header)
+        for key, value in table.items():
             out.append(f"{toml_key(key)} = {toml_value(value)}\n")
     return "".join(out)

@@ -157,6 +157,9 @@ class Importer:
             data["priorityClasses"] = classes
         nodes = [self._node(item) for item in self.by_kind["Node"]]
         single, pools = group_pools(nodes)
+        shapes, single = group_shapes(single)
+        if shapes:
+            data["nodeShapes"] = shapes
         if single:
             data["nodes"] = single
         if pools:
@@ -615,6 +618,52 @@ def group_pools(nodes: list[dict]) -> tuple[list[dict], list[dict]]:
         pools.append(pool)
         pooled.update(m["name"] for m in members)
     return [n for n in nodes if n["name"] not in pooled], pools
+
+
+# What names a shape: the node group (EKS, GKE, AKS, Karpenter), the machine type, the zone.
+SHAPE_LABELS = ("eks.amazonaws.com/nodegroup", "cloud.google.com/gke-nodepool", "kubernetes.azure.com/agentpool",
+                "karpenter.sh/nodepool", "node.kubernetes.io/instance-type", "topology.kubernetes.io/zone")
+
+
+def group_shapes(nodes: list[dict]) -> tuple[list[dict], list[dict]]:
+    """Nodes alike in all but their name (a node group's machines in one zone) become [[nodes]]
+    entries of a name and a shape, in their places, and the shape one [[nodeShapes]] entry: reading
+    a node then costs a line instead of fifteen. A node alike to no other stays whole."""
+    members: dict[str, list[dict]] = {}
+    for node in nodes:
+        members.setdefault(_shape_key(node), []).append(node)
+    names: dict[str, str] = {}  # shape key -> the shape's name
+    shapes = []
+    for key, alike in members.items():
+        if len(alike) < 2:
+            continue
+        first = alike[0]
+        names[key] = _shape_name(first, set(names.values()))
+        shapes.append({"name": names[key], **{k: v for k, v in first.items() if k not in ("name", SOURCE)},
+                       SOURCE: first[SOURCE]})
+    out = []
+    for node in nodes:
+        shape = names.get(_shape_key(node))
+        out.append({"name": node["name"], "shape": shape, SOURCE: node[SOURCE]} if shape else node)
+    return shapes, out
+
+
+def _shape_key(node: dict) -> str:
+    return repr(sorted((k, v) for k, v in node.items() if k not in ("name", SOURCE)))
+
+
+def _shape_name(node: dict, taken: set[str]) -> str:
+    """The node group, machine type and zone of a node, as a DNS subdomain ("general-m5.8xlarge-
+    us-east-1a"), made unique; the node's own name when its labels hold none of them."""
+    labels = node.get("labels", {})
+    parts = [re.sub(r"[^a-z0-9.-]+", "-", labels[key].lower()).strip("-.") for key in SHAPE_LABELS
+             if labels.get(key)]
+    base = "-".join(p for p in parts if p)[:200].strip("-.") or node["name"]
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base}-{n}"
+    return name
 
 
 def import_dump(dump: Dump, name: str) -> tuple[dict, Report]:

@@ -210,11 +210,15 @@ def _cross_check(scenario: Scenario) -> list[tuple[tuple[LocPart, ...], str]]:
 
     problems += _kubelet_problems(scenario)
 
+    duplicates(scenario.nodeShapes, "nodeShapes", key=lambda shape: shape.name)
+    shapes = {shape.name for shape in scenario.nodeShapes}
     node_names: set[str] = set()
     for i, node in enumerate(scenario.nodes):
         if node.name in node_names:
             problems.append((("nodes", i, "name"), f"duplicate node name {node.name!r}"))
         node_names.add(node.name)
+        if node.shape is not None and node.shape not in shapes:
+            problems.append((("nodes", i, "shape"), unknown_name_error("node shape", node.shape, shapes)))
     for i, pool in enumerate(scenario.nodePools):
         error = prefix_error(pool.namePrefix, pool.count)
         if error:
@@ -383,7 +387,8 @@ def _kubelet_problems(scenario: Scenario) -> list[tuple[tuple[LocPart, ...], str
 
     problems: list[tuple[tuple[LocPart, ...], str]] = []
     cluster = scenario.kubelet
-    for kind, items in (("nodes", scenario.nodes), ("nodePools", scenario.nodePools)):
+    for kind, items in (("nodeShapes", scenario.nodeShapes), ("nodes", scenario.nodes),
+                        ("nodePools", scenario.nodePools)):
         for i, item in enumerate(items):
             own = item.kubelet
 
@@ -495,7 +500,17 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
 def dump_scenario(scenario: Scenario) -> str:
     data = scenario.to_toml_dict()
     owned = data.pop("ownedPods", [])
-    return tomli_w.dumps(data) + owned_pods_toml(owned)
+    nodes = data.pop("nodes", []) if any(node.shape is not None for node in scenario.nodes) else []
+    return tomli_w.dumps(data) + shaped_nodes_toml(nodes) + owned_pods_toml(owned)
+
+
+def shaped_nodes_toml(nodes: list[dict]) -> str:
+    """[[nodes]] tables, one key per line, for a scenario whose nodes have shapes (most of them a
+    name and a shape). After the rest: tomli-w would write thousands of short tables as one inline
+    array at the top of the file."""
+    from ..manifests.fastpath import tables_toml
+
+    return tables_toml("nodes", nodes)
 
 
 def owned_pods_toml(groups: list[dict]) -> str:

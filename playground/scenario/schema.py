@@ -460,6 +460,37 @@ class PodSpecFields(Strict):
 class NodeSpec(Strict):
     # factories, not default values: pydantic deep-copies a mutable default for each of 5,000 nodes
     name: Name
+    # the [[nodeShapes]] entry this node is made of: then it gives nothing else but its name
+    shape: str | None = None
+    labels: Labels = Field(default_factory=dict)
+    capacity: Capacity | None = Field(None, validate_default=True)
+    allocatable: Capacity | None = None
+    taints: NodeTaints = Field(default_factory=list)
+    unschedulable: bool = False
+    kubelet: KubeletSettings = Field(default_factory=KubeletSettings)
+
+    @field_validator("capacity")
+    @classmethod
+    def _capacity(cls, value: "Capacity | None", info) -> "Capacity | None":
+        if value is None and info.data.get("shape") is None:
+            raise PydanticCustomError("missing", "Field required")  # a node of its own needs a capacity
+        return value
+
+    @model_validator(mode="after")
+    def _shape_alone(self) -> "NodeSpec":
+        own = [key for key in NodeSpec.model_fields if key not in ("name", "shape") and key in self.model_fields_set]
+        if self.shape is not None and own:
+            raise ValueError(f"a node with `shape` takes {', '.join(own)} from its [[nodeShapes]] entry: give them "
+                             "there, or drop `shape` and give every key here")
+        return self
+
+
+class NodeShapeSpec(Strict):
+    """What the nodes of one shape share (a node group's machine type, labels, zone, taints and
+    kubelet settings): a [[nodes]] entry with `shape = "<name>"` is a node of this shape. `playground
+    import` writes a big cluster's nodes so, each in its place in the list, in one line of its own."""
+
+    name: Name
     labels: Labels = Field(default_factory=dict)
     capacity: Capacity
     allocatable: Capacity | None = None
@@ -898,6 +929,7 @@ class Scenario(Strict):
     scheduler: SchedulerSettings = SchedulerSettings()
     kubelet: KubeletSettings = KubeletSettings()
     priorityClasses: list[PriorityClassSpec] = []
+    nodeShapes: list[NodeShapeSpec] = []
     nodes: list[NodeSpec] = []
     nodePools: list[NodePoolSpec] = []
     deployments: list[DeploymentSpec] = []
@@ -913,6 +945,16 @@ class Scenario(Strict):
         """Every pod entry: the [[pods]] entries, then those the [[ownedPods]] lines stand for (the
         order the cluster creates them in)."""
         return [*self.pods, *(spec for group in self.ownedPods for spec in group.pod_specs())]
+
+    def node_specs(self) -> list[tuple[str, "NodeSpec | NodeShapeSpec | NodePoolSpec"]]:
+        """Every node, in the order the cluster registers them, with the entry that gives its labels,
+        capacity, taints and kubelet settings: its own, its shape's or its pool's."""
+        shapes = {shape.name: shape for shape in self.nodeShapes}
+        specs: list[tuple[str, NodeSpec | NodeShapeSpec | NodePoolSpec]] = [
+            (node.name, shapes[node.shape] if node.shape is not None else node) for node in self.nodes]
+        for pool in self.nodePools:
+            specs.extend((name, pool) for name in pool.names())
+        return specs
 
     def node_names(self) -> list[str]:
         names = [n.name for n in self.nodes]

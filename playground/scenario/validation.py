@@ -201,6 +201,8 @@ def unknown_name_error(kind: str, name: object, known: "set[str] | dict", sugges
         hint = f'; did you mean "{close[0]}"?'
     elif kind == "PriorityClass":
         hint = "; define it under [[priorityClasses]]"
+    elif kind == "node shape":
+        hint = "; define it under [[nodeShapes]]"
     else:
         hint = ""
     return f"unknown {kind} {name!r}{hint}"

@@ -478,8 +478,8 @@ class NodeSpec(Strict):
 
     @model_validator(mode="after")
     def _shape_alone(self) -> "NodeSpec":
-        own = [key for key in NodeSpec.model_fields if key not in ("name", "shape") and key in self.model_fields_set]
-        if self.shape is not None and own:
+        if self.shape is not None and len(self.model_fields_set) > 2:  # (name and shape)
+            own = [key for key in NodeSpec.model_fields if key not in ("name", "shape") and key in self.model_fields_set]
             raise ValueError(f"a node with `shape` takes {', '.join(own)} from its [[nodeShapes]] entry: give them "
                              "there, or drop `shape` and give every key here")
         return self

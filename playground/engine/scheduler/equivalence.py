@@ -249,22 +249,26 @@ def _bind(scheduler, run: list, placed: int, out: np.ndarray, order: list) -> in
     log_start, deleting_start, pushes = columns.log_end, len(deleting), queue.pushes
     now = scheduler.sim.clock.now
     bound = 0
-    for j in range(placed):
-        pod, info = run[j]
-        if pods.get(info.key) is not pod or pod.node_name or not pod.is_active():
-            break  # (as the run loop skips it)
-        row = rows[j]
-        node = order[row]
-        scheduler._budget_used += 1
-        scheduler.bind(pod, node)
-        if scheduler._events:
-            scheduler._process_events(now)
-        bound += 1
-        if not (columns.valid and columns.nodes is order and not columns.dirty
-                and columns.log_end == log_start + bound and columns.pod_count.item(row) == counts[j]
-                and not scheduler.nominated and len(deleting) == deleting_start and queue.pushes == pushes
-                and pod.node_name == node.name):
-            break
+    scheduler.topology.counts.hold()  # the run's pods are counted together, before anyone reads
+    try:
+        for j in range(placed):
+            pod, info = run[j]
+            if pods.get(info.key) is not pod or pod.node_name or not pod.is_active():
+                break  # (as the run loop skips it)
+            row = rows[j]
+            node = order[row]
+            scheduler._budget_used += 1
+            scheduler.bind(pod, node)
+            if scheduler._events:
+                scheduler._process_events(now)
+            bound += 1
+            if not (columns.valid and columns.nodes is order and not columns.dirty
+                    and columns.log_end == log_start + bound and columns.pod_count.item(row) == counts[j]
+                    and not scheduler.nominated and len(deleting) == deleting_start and queue.pushes == pushes
+                    and pod.node_name == node.name):
+                break
+    finally:
+        scheduler.topology.counts.release()
     if rng.getstate() != state:
         raise RuntimeError("a bind drew from the simulation's random source during a run of equivalent pods")
     if bound:

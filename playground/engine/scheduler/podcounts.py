@@ -92,6 +92,8 @@ class PodCounts:
         # node name -> pods counted there that have pod (anti-)affinity terms
         self.with_affinity: dict[str, dict[str, Pod]] = {}
         self._last: dict[int, tuple[PodMatcher, Watched]] = {}
+        # Pods of one label class bound but not counted yet (`hold`), or None when counting at once.
+        self._held: list[Pod] | None = None
         store.on_account = self._account
         store.pod_watchers.append(self._on_pod_event)
 
@@ -101,6 +103,53 @@ class PodCounts:
         self.__dict__.update(state)
         self.classes = {(cls.namespace, id(cls.labels)): cls for cls in state["classes"].values()}
         self._last = {}
+        self._held = None
+
+    # ---------------------------------------------------------------- a run's binds, counted together
+
+    def hold(self) -> None:
+        """Count the binds that follow together, when something reads or changes the counts or when
+        `release` is called (equivalence.py's runs: a thousand pods of one template bound one after
+        another). Only pods of one label class, without pod affinity, are held; any other change,
+        and every read, counts the held pods first, so nobody sees the difference."""
+        self.release()
+        self._held = []
+
+    def release(self) -> None:
+        """Count the held binds, and count at once from now on."""
+        held, self._held = self._held, None
+        if held:
+            self._account_bound(held)
+
+    def _account_bound(self, pods: list[Pod]) -> None:
+        """_account(pod, +1) for each of `pods` (one label class, no pod affinity): the class's
+        counts by node, then each watched matcher's columns with numpy. A row's live count only
+        grows here, so the largest value it reached is its last."""
+        cls = self._class(pods[0])
+        names = [pod.node_name for pod in pods]
+        by_node = cls.by_node
+        for name in names:
+            by_node[name] = by_node.get(name, 0) + 1
+        columns = self.columns
+        if not cls.watched or not columns.valid:
+            return
+        index = columns.index
+        rows = np.array([index[name] for name in names if name in index], dtype=np.int64)
+        if not len(rows):
+            return
+        generation = columns.generation
+        for watched in cls.watched:
+            if watched.generation != generation:
+                continue
+            np.add.at(watched.all, rows, 1)
+            np.add.at(watched.live, rows, 1)
+            top = int(watched.live[rows].max())
+            if top > watched.live_max:
+                watched.live_max = top
+            for key, sums in watched.domain_live.items():
+                np.add.at(sums, columns._domains[key][0][rows], 1)
+            for key, keys in watched.pair_keys.items():
+                np.add.at(keys, rows, columns._domains[key][2])
 
     # ---------------------------------------------------------------- keeping current
 
@@ -121,6 +170,13 @@ class PodCounts:
         return columns.index.get(node_name)
 
     def _account(self, pod: Pod, sign: int) -> None:
+        held = self._held
+        if held is not None:
+            if sign > 0 and (not held or (pod.labels is held[0].labels and pod.namespace == held[0].namespace)) \
+                    and pod.node_name and not has_pod_affinity(pod):
+                held.append(pod)
+                return
+            self.release()
         node_name = pod.node_name or ""
         cls = self._class(pod)
         count = cls.by_node.get(node_name, 0) + sign
@@ -168,6 +224,8 @@ class PodCounts:
     def _on_pod_event(self, what: str, pod: Pod) -> None:
         if what != "deleting":
             return
+        if self._held is not None:
+            self.release()
         if not pod.node_name or pod.is_terminal() or pod.key in self.deleting:
             return
         node_name = pod.node_name
@@ -190,6 +248,8 @@ class PodCounts:
 
     def counts(self, matcher: PodMatcher) -> Watched:
         """The columns of `matcher` over the current node rows."""
+        if self._held is not None:
+            self.release()
         hit = self._last.get(id(matcher))
         if hit is not None and hit[0] is matcher and hit[1].generation == self.columns.generation:
             return hit[1]  # the same matcher object as last time (constraints are cached per template)
@@ -233,6 +293,8 @@ class PodCounts:
 
     def domain_live(self, watched: Watched, key: str) -> np.ndarray:
         """`watched.live` summed per domain of `key` over every row (current node rows)."""
+        if self._held is not None:
+            self.release()
         sums = watched.domain_live.get(key)
         if sums is None:
             ids, _has, count = self.columns.domains(key)
@@ -242,6 +304,8 @@ class PodCounts:
     def pair_keys(self, watched: Watched, key: str) -> np.ndarray:
         """Per row `watched.live * (domains of key) + domain id of key`: a node's (matching pods,
         domain) pair as one number."""
+        if self._held is not None:
+            self.release()
         keys = watched.pair_keys.get(key)
         if keys is None:
             ids, _has, count = self.columns.domains(key)
@@ -250,4 +314,6 @@ class PodCounts:
 
     def affinity_pods(self) -> list[tuple[str, Pod]]:
         """(node name, pod) of the counted pods with pod affinity or anti-affinity terms."""
+        if self._held is not None:
+            self.release()
         return [(name, pod) for name, pods in self.with_affinity.items() for pod in pods.values()]

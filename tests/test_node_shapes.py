@@ -173,6 +173,7 @@ def test_import_writes_alike_nodes_as_shapes_in_the_dumps_order():
         ("ip-3", "general-m5.large-us-east-1a"), ("ip-4", None), ("ip-5", "general-m5.large-us-east-1b"),
         ("ip-6", None)]  # a node alike to no other stays whole
     text = scenario_text(imported)
+    assert "# Imported 6 nodes (4 of them in 2 shapes), 0 pods" in text
     assert parse_scenario(text) == scenario
     assert text.index("[[nodeShapes]]") < text.index("[[nodes]]")
     whole = [(name, spec.labels, spec.capacity) for name, spec in scenario.node_specs()]

@@ -183,8 +183,10 @@ class Importer:
         if pdbs:
             data["podDisruptionBudgets"] = pdbs
         owned = sum(1 for p in pods if "owner" in p)
+        shaped = sum(1 for node in data.get("nodes", []) if "shape" in node)
+        in_shapes = f" ({shaped} of them in {len(shapes)} shape{'s' if len(shapes) != 1 else ''})" if shapes else ""
         self.report.summary = (
-            f"Imported {len(nodes)} nodes, {len(pods)} pods ({owned} of them owned by a workload), "
+            f"Imported {len(nodes)} nodes{in_shapes}, {len(pods)} pods ({owned} of them owned by a workload), "
             f"{len(data.get('deployments', []))} Deployments, {len(data.get('daemonSets', []))} DaemonSets, "
             f"{len(data.get('statefulSets', []))} StatefulSets, {len(pdbs)} PodDisruptionBudgets, "
             f"{len(data.get('priorityClasses', []))} PriorityClasses.")

@@ -107,4 +107,13 @@ def test_generated_scenario_matches_the_base_revision(tmp_path, base_tree, nodes
     ours = sim_json(ROOT, ours_scenario, tmp_path, without_default_spread=True)
     base = sim_json(base_tree, scenario, tmp_path)
     assert ours["deployments"], "the generated scenario has Deployments"
-    assert as_base_revision(ours) == json.dumps(folded(base))
+    mine, theirs = as_base_revision(ours), json.dumps(folded(base))
+    same = mine == theirs  # (not in the assert: pytest would diff two 25 MB texts for minutes)
+    assert same, first_difference(mine, theirs)
+
+
+def first_difference(mine: str, theirs: str, context: int = 400) -> str:
+    at = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs)))
+    start = max(0, at - context)
+    return (f"the documents differ at character {at} of {len(mine)} / {len(theirs)}:\n"
+            f"this revision: ...{mine[start:at + context]}...\nthe base:      ...{theirs[start:at + context]}...")

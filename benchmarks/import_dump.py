@@ -27,7 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from playground.manifests import Imported, scenario_from_data, scenario_text  # noqa: E402
 from playground.manifests.importer import SOURCE, import_dump, scenario_name  # noqa: E402
-from playground.manifests.reader import no_gc, read_files  # noqa: E402
+from playground.gcpause import no_gc  # noqa: E402
+from playground.manifests.reader import read_files  # noqa: E402
 
 ZONES = 10
 DEPLOYMENTS = 30

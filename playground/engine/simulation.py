@@ -82,6 +82,7 @@ from .deployment import deployment_from_spec, replica_set_template
 from .history import History
 from .metrics import ClusterCounts
 from .workloads import DAEMON_TOLERATIONS, WorkloadControllers, pod_from_template
+from ..gcpause import no_gc
 from ..scenario.validation import MAX_TIME_MS
 from ..units import format_cpu, format_duration, format_memory, parse_duration
 
@@ -519,13 +520,8 @@ class Simulation:
             self._run_instant_zero()
 
     def _run_instant_zero(self) -> None:
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
+        with no_gc():
             self._run_to(0)
-        finally:
-            if collecting:
-                gc.enable()
 
     def _run_to(self, until: int) -> None:
         if self.history is not None:

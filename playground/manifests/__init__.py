@@ -8,9 +8,10 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from ..gcpause import no_gc
 from .fastpath import SIMPLE_KEYS, pods_toml, simple_pod
 from .importer import SOURCE, Report, import_dump, scenario_name
-from .reader import Dump, ManifestError, no_gc, read_files, read_texts
+from .reader import Dump, ManifestError, read_files, read_texts
 
 __all__ = ["DUMP_SUFFIXES", "ManifestError", "Imported", "import_files", "import_texts", "read_scenario_file",
            "save_path_for", "scenario_from_data", "scenario_text"]

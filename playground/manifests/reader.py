@@ -6,10 +6,8 @@ scheduling.k8s.io/v1 successors, whose fields they share for what the playground
 
 from __future__ import annotations
 
-import gc
 import json
 import sys
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,19 +24,6 @@ try:  # msgspec decodes a large JSON dump in about 60% of the json module's time
     from msgspec.json import decode as _decode_json
 except ImportError:  # pragma: no cover - msgspec is a dependency; json is the fallback
     _decode_json = None
-
-
-@contextmanager
-def no_gc():
-    """A dump of 150,000 pods is millions of small dicts, all kept: the cyclic garbage collector
-    would walk them again and again while they are made (three times the time), for nothing."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 class ManifestError(Exception):

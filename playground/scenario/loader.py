@@ -20,6 +20,7 @@ from typing import Any
 import tomli_w
 from pydantic import BaseModel, ValidationError
 
+from ..gcpause import no_gc
 from .saving import write_atomically
 from .schema import ROLLOUT_OPERATIONS, Scenario
 from .validation import MAX_FILE_BYTES, MAX_NESTING, nesting_depth, prefix_error, unknown_name_error
@@ -413,6 +414,11 @@ def _kubelet_problems(scenario: Scenario) -> list[tuple[tuple[LocPart, ...], str
 # ---------------------------------------------------------------- public API
 
 def parse_scenario(text: str, file: str = "<scenario>") -> Scenario:
+    with no_gc():  # (a production copy's file: 0.1 s of its 0.4 s were collections)
+        return _parse_scenario(text, file)
+
+
+def _parse_scenario(text: str, file: str) -> Scenario:
     text = text.removeprefix("\ufeff")  # a UTF-8 byte order mark, as some editors write
     try:
         data = tomllib.loads(text)

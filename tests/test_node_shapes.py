@@ -167,10 +167,10 @@ def test_import_writes_alike_nodes_as_shapes_in_the_dumps_order():
     imported = import_texts([("nodes.yaml", dump)])
     scenario = imported.scenario
     assert [(s.name, s.labels["topology.kubernetes.io/zone"]) for s in scenario.nodeShapes] == [
-        ("general-m5.large-us-east-1a", "us-east-1a"), ("general-m5.large-us-east-1b", "us-east-1b")]
+        ("general-m5-large-us-east-1a", "us-east-1a"), ("general-m5-large-us-east-1b", "us-east-1b")]
     assert [(n.name, n.shape) for n in scenario.nodes] == [
-        ("ip-1", "general-m5.large-us-east-1a"), ("ip-2", "general-m5.large-us-east-1b"),
-        ("ip-3", "general-m5.large-us-east-1a"), ("ip-4", None), ("ip-5", "general-m5.large-us-east-1b"),
+        ("ip-1", "general-m5-large-us-east-1a"), ("ip-2", "general-m5-large-us-east-1b"),
+        ("ip-3", "general-m5-large-us-east-1a"), ("ip-4", None), ("ip-5", "general-m5-large-us-east-1b"),
         ("ip-6", None)]  # a node alike to no other stays whole
     text = scenario_text(imported)
     assert "# Imported 6 nodes (4 of them in 2 shapes), 0 pods" in text
@@ -179,3 +179,19 @@ def test_import_writes_alike_nodes_as_shapes_in_the_dumps_order():
     whole = [(name, spec.labels, spec.capacity) for name, spec in scenario.node_specs()]
     assert whole[3] == ("ip-4", scenario.nodes[3].labels, scenario.nodes[3].capacity)
     assert whole[0][1]["eks.amazonaws.com/nodegroup"] == "general" and whole[0][2].cpu == 8000
+
+
+def test_a_shape_is_named_validly_whatever_the_labels_hold_and_uniquely():
+    odd = [node_yaml(f"n{i}", zone, group=group) for i, (zone, group) in enumerate(
+        [("Zone..A_1", "G_1"), ("Zone..A_1", "G_1"), ("zone-a-1", "g-1"), ("zone-a-1", "g-1")])]
+    dump = "".join(odd).replace("    node.kubernetes.io/instance-type: m5.large\n", "")
+    scenario = import_texts([("nodes.yaml", dump)]).scenario
+    assert [s.name for s in scenario.nodeShapes] == ["g-1-zone-a-1", "g-1-zone-a-1-2"]
+
+
+def test_a_wrong_shape_on_thousands_of_nodes_is_told_in_six_lines(tmp_path, capsys):
+    text = HEAD + SHAPE + "".join(table("nodes", {"name": f"n{i}", "shape": "bgi"}) for i in range(1, 3001))
+    out = problems(text, tmp_path, capsys)
+    assert out[0] == f"{tmp_path}/bad.toml: 6 problems"
+    assert all("nodes[" in line and "unknown node shape 'bgi'; did you mean \"big\"?" in line for line in out[1:6])
+    assert out[6].endswith("nodes: ... and 2995 more nodes of the unknown shape 'bgi'")

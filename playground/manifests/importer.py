@@ -655,12 +655,12 @@ def _shape_key(node: dict) -> str:
 
 
 def _shape_name(node: dict, taken: set[str]) -> str:
-    """The node group, machine type and zone of a node, as a DNS subdomain ("general-m5.8xlarge-
-    us-east-1a"), made unique; the node's own name when its labels hold none of them."""
+    """The node group, machine type and zone of a node, as one DNS label ("general-m5-8xlarge-
+    us-east-1a": whatever the label values hold), made unique; the node's own name when its labels
+    hold none of them."""
     labels = node.get("labels", {})
-    parts = [re.sub(r"[^a-z0-9.-]+", "-", labels[key].lower()).strip("-.") for key in SHAPE_LABELS
-             if labels.get(key)]
-    base = "-".join(p for p in parts if p)[:200].strip("-.") or node["name"]
+    parts = [labels[key] for key in SHAPE_LABELS if labels.get(key)]
+    base = re.sub(r"[^a-z0-9]+", "-", "-".join(parts).lower())[:200].strip("-") or node["name"]
     name, n = base, 1
     while name in taken:
         n += 1

@@ -69,6 +69,9 @@ def test_slow_start_batches_stop_at_the_batch_with_a_failure(monkeypatch):
         return real(pod, ref, source)
 
     monkeypatch.setattr(sim.workloads, "_create", create)
+    # (the failures are injected into each create: the batches go one create after another, as
+    # they do whenever a create could be refused)
+    monkeypatch.setattr(sim.workloads, "create_together", False)
     sim.workloads.add_deployment(Deployment("web", "default", 20, PodTemplate(labels={"app": "web"})))
     sim.run_until(0)
     rs = sim.workloads.replicasets_of("web")[0]

@@ -5,6 +5,9 @@ the plain reference: every field write announced on its own, every watcher told 
   kubelet's status patch sets phase Running, ContainersReady and Ready in one. The store announces
   each once (`Store.one_write_per_update`); the reference announces each field as it is set.
 - Pod watchers marked with `watches` hear only those kinds of change (`Store.dispatch_by_kind`).
+- A ReplicaSet's slow-start batch of creates goes into the store together, each watcher told of
+  every pod before the next watcher (`WorkloadControllers.create_together`, `Store.add_pods`); the
+  reference creates one pod after another.
 
 Both must leave the same event log and the same state (the whole `sim --json` snapshot) on every
 shipped scenario and on random clusters with random operations. HYPOTHESIS_EXAMPLES raises the
@@ -23,6 +26,7 @@ from scale_scenarios import scale_scenario
 from playground.engine import Operation, Simulation
 from playground.engine.report import snapshot
 from playground.engine.store import Store, watches
+from playground.engine.workloads import WorkloadControllers
 from playground.scenario import load_scenario, parse_scenario
 
 EXAMPLES = int(os.environ.get("HYPOTHESIS_EXAMPLES", "15"))
@@ -32,6 +36,7 @@ SCENARIOS = sorted((Path(__file__).resolve().parent.parent / "scenarios").glob("
 def reference_mode(on: bool) -> None:
     Store.one_write_per_update = not on
     Store.dispatch_by_kind = not on
+    WorkloadControllers.create_together = not on
 
 
 def run(build, plan=(), until: float = 0, reference: bool = False) -> dict:
@@ -222,3 +227,41 @@ template = { labels = { app = "db" } }
     assert sim.attachdetach._on_pod_event in sim.store._pod_dispatch["bound"]
     assert sorted(p.phase for p in sim.store.pods.values()) == ["Running", "Running"]
     assert len(sim.attachdetach.volumes) == 2
+
+
+TWO_BUDGETS = CLUSTER + """
+[[podDisruptionBudgets]]
+name = "web-too"
+selector = { app = "web" }
+minAvailable = 1
+"""
+
+
+def test_creates_together_where_a_pod_gets_two_budgets_events_are_in_order_as_one_by_one():
+    """Two budgets select web's pods: the disruption controller writes an event for each new pod, so
+    web's creates go one by one (each pod's MultiplePodDisruptionBudgets event, then its
+    SuccessfulCreate, as the ReplicaSet controller and the informer order them); the other
+    Deployments' batches go together. Both modes give the same log and state."""
+    plan = [(5, ("scale", ("web", 14))), (20, ("scale", ("urgent", 3))), (30, ("power-off", 1))]
+
+    def outcome(together: bool) -> dict:
+        WorkloadControllers.create_together = together
+        try:
+            sim = make_sim(TWO_BUDGETS)
+            for delay, operation in plan:
+                sim.run_until(sim.clock.now / 1000 + delay)
+                apply(sim, operation)
+            sim.run_until(sim.clock.now / 1000 + 120)
+            return snapshot(sim)
+        finally:
+            WorkloadControllers.create_together = True
+
+    together = outcome(True)
+    assert together == outcome(False)
+    events = [e for e in together["events"] if e["reason"] in ("SuccessfulCreate", "MultiplePodDisruptionBudgets")]
+    web = [(i, e) for i, e in enumerate(events) if e["message"].startswith("Created pod: web-")]
+    assert len(web) >= 14
+    for i, created in web:
+        name = created["message"].removeprefix("Created pod: ")
+        before = events[i - 1]
+        assert before["reason"] == "MultiplePodDisruptionBudgets" and before["object"] == f"Pod/default/{name}"

@@ -63,6 +63,16 @@ class APIServer:
         self._admit_priority(pod)
         pod.tolerations = self._default_tolerations(pod.tolerations)
 
+    def admit_pods(self, pods: list[Pod]) -> None:
+        """admit_pod for pods of one template: admission reads nothing of a pod but the template's
+        priority, class and tolerations, so it runs for the first and the others take its results
+        (the same shared tolerations tuple)."""
+        first = pods[0]
+        self.admit_pod(first)
+        admitted = (first.priority, first.priority_class_name, first.preemption_policy, first.tolerations)
+        for pod in pods:
+            pod.priority, pod.priority_class_name, pod.preemption_policy, pod.tolerations = admitted
+
     def _admit_priority(self, pod: Pod) -> None:
         classes = self.store.priority_classes
         if pod.priority_class_name:

@@ -114,7 +114,7 @@ class DisruptionController:
             return  # no PodDisruptionBudget exists (none is ever removed): no pod has one
         key = pod.key
         if what == "added":
-            matched = tuple(k for k, pdb in self.sim.store.pdbs.items() if k in self.pods_by_pdb and pdb.matches(pod))
+            matched = self.budgets_of(pod.namespace, pod.labels)
             if not matched:
                 return
             self.pdbs_by_pod[key] = matched
@@ -133,6 +133,12 @@ class DisruptionController:
                 self.pods_by_pdb.get(pdb_key, {}).pop(key, None)
         for pdb_key in matched:
             self.enqueue(pdb_key)
+
+    def budgets_of(self, namespace: str, labels: dict[str, str]) -> tuple[str, ...]:
+        """The budgets that select a pod of these labels in this namespace (a pod that two select
+        gets a MultiplePodDisruptionBudgets event when it is added)."""
+        return tuple(k for k, pdb in self.sim.store.pdbs.items()
+                     if k in self.pods_by_pdb and pdb.matches_labels(namespace, labels))
 
     def enqueue(self, pdb_key: str) -> None:
         self.dirty.add(pdb_key)

@@ -623,10 +623,13 @@ class PodDisruptionBudget:
         return f"{self.namespace}/{self.name}"
 
     def matches(self, pod: "Pod") -> bool:
+        return self.matches_labels(pod.namespace, pod.labels)
+
+    def matches_labels(self, namespace: str, labels: dict[str, str]) -> bool:
         """A PDB with an empty selector matches nothing (policy/v1 eviction semantics)."""
-        if pod.namespace != self.namespace or not self.selector:
+        if namespace != self.namespace or not self.selector:
             return False
-        return all(pod.labels.get(k) == v for k, v in self.selector.items())
+        return all(labels.get(k) == v for k, v in self.selector.items())
 
 
 @dataclass(slots=True)

@@ -339,6 +339,37 @@ class Store:
             self._account(pod, +1)
         self._pod_changed("added", pod)
 
+    def add_pods(self, pods: list[Pod]) -> None:
+        """add_pod for each of `pods`, created together by one writer at one instant (a ReplicaSet's
+        slow-start batch): the store's indexes pod by pod, then each pod watcher hears of every pod,
+        in order, before the next watcher hears of any. That equals one add_pod after another when
+        what a watcher does for a pod depends on that pod and on the watcher's own state, and what it
+        orders (its events, its timers) is its own: the caller makes sure of it
+        (WorkloadControllers._may_create_together)."""
+        store_pods = self.pods
+        by_owner = self.pods_by_owner
+        changes = self.changes
+        for pod in pods:
+            key = pod.key
+            store_pods[key] = pod
+            owner = pod.owner
+            if owner is not None:
+                owned = by_owner.get((owner.kind, owner.name))
+                if owned is None:
+                    owned = by_owner[(owner.kind, owner.name)] = {}
+                owned[key] = pod
+            if pod.node_name:
+                self._account(pod, +1)
+                changes.nodes.add(pod.node_name)
+        keys = [pod.key for pod in pods]
+        changes.pods.update(keys)
+        changes.pod_fields.update(keys)
+        if self._pod_dispatch_for != len(self.pod_watchers):
+            self._index_pod_watchers()
+        for watcher in self._pod_dispatch["added"]:
+            for pod in pods:
+                watcher("added", pod)
+
     def bind_pod(self, pod: Pod, node_name: str) -> None:
         pod.node_name = node_name
         pod.nominated_node_name = ""

@@ -65,6 +65,7 @@ RATE_LIMIT_BASE_MS = 5
 RATE_LIMIT_MAX_MS = 1_000_000
 
 NOTHING: dict = {}  # an empty index, never written
+NOTHING_TAKEN: frozenset = frozenset()
 
 DAEMON_TOLERATIONS = (
     Toleration(NOT_READY_TAINT, "Exists", "", NO_EXECUTE),
@@ -146,6 +147,11 @@ def pod_from_template(sim: "Simulation", name: str, namespace: str, template: Po
 
 
 class WorkloadControllers:
+    # A ReplicaSet's slow-start batch goes into the store together when that is the same as one
+    # create after another (_may_create_together); False creates one by one (the reference its
+    # test compares with).
+    create_together = True
+
     def __init__(self, sim: "Simulation") -> None:
         from .deployment import DeploymentController
 
@@ -378,21 +384,55 @@ class WorkloadControllers:
     def _slow_start_create(self, rs: ReplicaSet, count: int, owner: OwnerRef, ref: str) -> bool:
         """slowStartBatch: batches of 1, 2, 4, ... creates; a batch with a failure is the last."""
         store = self.sim.store
+        together = self.create_together and self._may_create_together(rs)
         remaining, batch = count, min(count, SLOW_START_INITIAL_BATCH_SIZE)
         while batch > 0:
             ok = True
-            for _ in range(batch):
-                name = self._unique_name(rs.name, rs.namespace)
-                pod = pod_from_template(self.sim, name, rs.namespace, rs.template, owner)
-                if self._create(pod, ref, "replicaset-controller"):
-                    store.event("Normal", "SuccessfulCreate", ref, f"Created pod: {pod.name}", "replicaset-controller")
-                else:
-                    ok = False
+            if together:
+                self._create_batch(rs, batch, owner, ref)
+            else:
+                for _ in range(batch):
+                    name = self._unique_name(rs.name, rs.namespace)
+                    pod = pod_from_template(self.sim, name, rs.namespace, rs.template, owner)
+                    if self._create(pod, ref, "replicaset-controller"):
+                        store.event("Normal", "SuccessfulCreate", ref, f"Created pod: {pod.name}",
+                                    "replicaset-controller")
+                    else:
+                        ok = False
             if not ok:
                 return False
             remaining -= batch
             batch = min(2 * batch, remaining)
         return True
+
+    def _may_create_together(self, rs: ReplicaSet) -> bool:
+        """A slow-start batch may go into the store together (Store.add_pods) when that is what one
+        create after another does. No create of it can be refused: its PriorityClass exists, and its
+        names are unique by construction. And no pod watcher but this controller writes an event for
+        a new pod, but the disruption controller, for a pod two budgets select. The others keep
+        indexes of their own and set timers of their own phases: taint eviction, PodGC and the
+        kubelets do nothing for an unbound pod, the scheduler queues it, and this controller
+        counts it."""
+        template = rs.template
+        if template.priority_class_name and template.priority_class_name not in self.sim.store.priority_classes:
+            return False
+        return len(self.sim.disruption.budgets_of(rs.namespace, template.labels)) <= 1
+
+    def _create_batch(self, rs: ReplicaSet, count: int, owner: OwnerRef, ref: str) -> None:
+        """`count` creates that all succeed (_may_create_together), made together: the names drawn as
+        one create after another draws them, admission once for the template, the store's watchers
+        told of the pods together, then one SuccessfulCreate event a pod, in order."""
+        store = self.sim.store
+        taken: set[str] = set()
+        pods = []
+        for _ in range(count):
+            name = self._unique_name(rs.name, rs.namespace, taken)
+            taken.add(f"{rs.namespace}/{name}")
+            pods.append(pod_from_template(self.sim, name, rs.namespace, rs.template, owner))
+        self.sim.apiserver.admit_pods(pods)
+        store.add_pods(pods)
+        for pod in pods:
+            store.event("Normal", "SuccessfulCreate", ref, f"Created pod: {pod.name}", "replicaset-controller")
 
     def _requeue_rate_limited(self, rs: ReplicaSet) -> None:
         """queue.AddRateLimited after a failed sync: the default controller rate limiter's per-item
@@ -433,11 +473,13 @@ class WorkloadControllers:
             pod.name,
         )
 
-    def _unique_name(self, base: str, namespace: str) -> str:
+    def _unique_name(self, base: str, namespace: str, taken: set[str] = NOTHING_TAKEN) -> str:
+        """A name no pod has, nor one of `taken` (the keys of a batch's pods not in the store yet)."""
         pods = self.sim.store.pods
         while True:
             name = f"{base}-{random_suffix(self.sim.rng)}"
-            if f"{namespace}/{name}" not in pods:
+            key = f"{namespace}/{name}"
+            if key not in pods and key not in taken:
                 return name
 
     # ---------------------------------------------------------------- DaemonSets

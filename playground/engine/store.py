@@ -328,6 +328,10 @@ class Store:
     # ---------------------------------------------------------------- pods
 
     def add_pod(self, pod: Pod) -> None:
+        self._index_added(pod)
+        self._pod_changed("added", pod)
+
+    def _index_added(self, pod: Pod) -> None:
         self.pods[pod.key] = pod
         if pod.owner is not None:
             owner = (pod.owner.kind, pod.owner.name)
@@ -337,7 +341,6 @@ class Store:
             owned[pod.key] = pod
         if pod.node_name:
             self._account(pod, +1)
-        self._pod_changed("added", pod)
 
     def add_pods(self, pods: list[Pod]) -> None:
         """add_pod for each of `pods`, created together by one writer at one instant (a ReplicaSet's
@@ -346,20 +349,10 @@ class Store:
         what a watcher does for a pod depends on that pod and on the watcher's own state, and what it
         orders (its events, its timers) is its own: the caller makes sure of it
         (WorkloadControllers._may_create_together)."""
-        store_pods = self.pods
-        by_owner = self.pods_by_owner
         changes = self.changes
         for pod in pods:
-            key = pod.key
-            store_pods[key] = pod
-            owner = pod.owner
-            if owner is not None:
-                owned = by_owner.get((owner.kind, owner.name))
-                if owned is None:
-                    owned = by_owner[(owner.kind, owner.name)] = {}
-                owned[key] = pod
+            self._index_added(pod)
             if pod.node_name:
-                self._account(pod, +1)
                 changes.nodes.add(pod.node_name)
         keys = [pod.key for pod in pods]
         changes.pods.update(keys)

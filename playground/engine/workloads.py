@@ -384,11 +384,13 @@ class WorkloadControllers:
     def _slow_start_create(self, rs: ReplicaSet, count: int, owner: OwnerRef, ref: str) -> bool:
         """slowStartBatch: batches of 1, 2, 4, ... creates; a batch with a failure is the last."""
         store = self.sim.store
-        together = self.create_together and self._may_create_together(rs)
+        together: bool | None = None  # asked at the first batch of several pods (most syncs create one)
         remaining, batch = count, min(count, SLOW_START_INITIAL_BATCH_SIZE)
         while batch > 0:
             ok = True
-            if together:
+            if batch > 1 and together is None:
+                together = self.create_together and self._may_create_together(rs)
+            if batch > 1 and together:
                 self._create_batch(rs, batch, owner, ref)
             else:
                 for _ in range(batch):

@@ -265,3 +265,30 @@ def test_creates_together_where_a_pod_gets_two_budgets_events_are_in_order_as_on
         name = created["message"].removeprefix("Created pod: ")
         before = events[i - 1]
         assert before["reason"] == "MultiplePodDisruptionBudgets" and before["object"] == f"Pod/default/{name}"
+
+
+def test_changes_told_together_reach_each_watcher_in_its_place_in_pod_order():
+    """Store._pods_changed (a batch of creates or of Running reports): each watcher, in registration
+    order, hears every pod whose kind of change it watches, in the pods' order, with that kind."""
+    sim = make_sim(nodes_toml("n-", 1) + """
+[[deployments]]
+name = "web"
+replicas = 3
+template = { labels = { app = "web" } }
+""")
+    sim.run_until(5)
+    heard = []
+
+    @watches("phase")
+    def first(what, pod):
+        heard.append(("first", what, pod.name))
+
+    @watches("phase", "condition")
+    def second(what, pod):
+        heard.append(("second", what, pod.name))
+
+    sim.store.pod_watchers += [first, second]
+    a, b, c = sorted(sim.store.pods.values(), key=lambda p: p.name)
+    sim.store._pods_changed([("phase", a), ("condition", b), ("phase", c)])
+    assert heard == [("first", "phase", a.name), ("first", "phase", c.name),
+                     ("second", "phase", a.name), ("second", "condition", b.name), ("second", "phase", c.name)]

@@ -116,14 +116,21 @@ class ContainerStarts:
         container.timer = -self._open
 
     def run(self, number: int) -> None:
+        """The batch's containers start, and their pods' Running reports are written together
+        (Store.set_pods_running)."""
         if number == self._open:
             self._open = None
         kubelets = self.sim.kubelets
+        running = []
         for node_name, pod_key in self.batches.pop(number, ()):
             kubelet = kubelets.get(node_name)
             container = kubelet.containers.get(pod_key) if kubelet is not None else None
             if container is not None and container.timer == -number:
-                kubelet.started(container)
+                pod = kubelet.container_running(container)
+                if pod is not None:
+                    running.append(pod)
+        if running:
+            self.sim.store.set_pods_running(running, RUNNING_CONDITIONS)
 
 
 def grid_last(anchor: int, period: int, now: int) -> int:
@@ -548,12 +555,19 @@ class Kubelet:
 
     def started(self, container: Container) -> None:
         """The containers of a pod run (its start timer fired)."""
+        pod = self.container_running(container)
+        if pod is not None:
+            self._report_running(pod)
+
+    def container_running(self, container: Container) -> Pod | None:
+        """Mark the containers of a pod started; the pod whose Running report is due (None when its
+        API object went or this kubelet cannot write)."""
         container.timer = None
         container.started = True
         pod = self.sim.store.pods.get(container.pod_key)
         if pod is None or pod.uid != container.uid or not self.signalling:
-            return
-        self._report_running(pod)
+            return None
+        return pod
 
     def _report_running(self, pod: Pod) -> None:
         self.sim.store.set_pod_running(pod, RUNNING_CONDITIONS)

@@ -253,6 +253,33 @@ class Store:
         for watcher in self._pod_dispatch[what]:
             watcher(what, pod)
 
+    def _pods_changed(self, told: list[tuple[str, Pod]]) -> None:
+        """_pod_changed for each (kind of change, pod) of `told`, written together: each watcher, in
+        its place among the watchers, hears of every pod whose change it reacts to, in order, before
+        the next watcher hears of any (see add_pods and set_pods_running for when that is the same
+        as one change after another)."""
+        changes = self.changes
+        for what, pod in told:
+            changes.pods.add(pod.key)
+            if what != "condition":
+                changes.pod_fields.add(pod.key)
+            if pod.node_name:
+                changes.nodes.add(pod.node_name)
+        if self._pod_dispatch_for != len(self.pod_watchers):
+            self._index_pod_watchers()
+        kinds = {what for what, _pod in told}
+        if len(kinds) == 1:
+            (what,) = kinds
+            for watcher in self._pod_dispatch[what]:
+                for _what, pod in told:
+                    watcher(what, pod)
+            return
+        hearing = {what: set(self._pod_dispatch[what]) for what in kinds}
+        for watcher in self.pod_watchers:  # (the dispatch lists keep this order)
+            for what, pod in told:
+                if watcher in hearing[what]:
+                    watcher(what, pod)
+
     def _index_pod_watchers(self) -> None:
         watchers = self.pod_watchers
         every = not self.dispatch_by_kind
@@ -349,19 +376,9 @@ class Store:
         what a watcher does for a pod depends on that pod and on the watcher's own state, and what it
         orders (its events, its timers) is its own: the caller makes sure of it
         (WorkloadControllers._may_create_together)."""
-        changes = self.changes
         for pod in pods:
             self._index_added(pod)
-            if pod.node_name:
-                changes.nodes.add(pod.node_name)
-        keys = [pod.key for pod in pods]
-        changes.pods.update(keys)
-        changes.pod_fields.update(keys)
-        if self._pod_dispatch_for != len(self.pod_watchers):
-            self._index_pod_watchers()
-        for watcher in self._pod_dispatch["added"]:
-            for pod in pods:
-                watcher("added", pod)
+        self._pods_changed([("added", pod) for pod in pods])
 
     def bind_pod(self, pod: Pod, node_name: str) -> None:
         pod.node_name = node_name
@@ -396,6 +413,31 @@ class Store:
             self._pod_changed("phase", pod)
         elif changed:
             self._pod_changed("condition", pod)
+
+    def set_pods_running(self, pods: list[Pod], conditions: tuple[str, ...]) -> None:
+        """set_pod_running for each of `pods` (the Running reports of one batch of container starts),
+        written together: the writes pod by pod, then each watcher hears of every pod that changed
+        before the next watcher hears of any (`_pods_changed`). That is what one report after
+        another does: a pod's Running report concerns PodGC, the disruption, workload and StatefulSet
+        controllers, the scheduler and the attach/detach controller, which keep per-pod indexes and
+        arm wakeups of their own phases; none writes an event for it."""
+        if not self.one_write_per_update:
+            for pod in pods:
+                self.set_pod_running(pod, conditions)
+            return
+        now = self.now()
+        told = []
+        for pod in pods:
+            moved = pod.phase != RUNNING
+            if moved:
+                pod.phase = RUNNING
+            changed = self.pod_conditions.set_many(pod, conditions, TRUE, now)
+            if moved:
+                told.append(("phase", pod))
+            elif changed:
+                told.append(("condition", pod))
+        if told:
+            self._pods_changed(told)
 
     def set_pod_phase(self, pod: Pod, phase: str, reason: str = "", message: str = "") -> None:
         was_terminal = pod.is_terminal()

@@ -289,6 +289,6 @@ template = { labels = { app = "web" } }
 
     sim.store.pod_watchers += [first, second]
     a, b, c = sorted(sim.store.pods.values(), key=lambda p: p.name)
-    sim.store._pods_changed([("phase", a), ("condition", b), ("phase", c)])
+    sim.store._pods_changed([a, b, c], ["phase", "condition", "phase"])
     assert heard == [("first", "phase", a.name), ("first", "phase", c.name),
                      ("second", "phase", a.name), ("second", "condition", b.name), ("second", "phase", c.name)]

@@ -260,13 +260,12 @@ class Store:
         set_pods_running for when that is the same as one change after another). No object is made
         a pod: 150,000 tuples here cost more in collections than the dispatch saves."""
         changes = self.changes
-        keys = [pod.key for pod in pods]
-        changes.pods.update(keys)
+        changes.pods.update(pod.key for pod in pods)
         if isinstance(kinds, str):
             if kinds != "condition":
-                changes.pod_fields.update(keys)
+                changes.pod_fields.update(pod.key for pod in pods)
         else:
-            changes.pod_fields.update(key for key, what in zip(keys, kinds) if what != "condition")
+            changes.pod_fields.update(pod.key for pod, what in zip(pods, kinds) if what != "condition")
         changes.nodes.update(pod.node_name for pod in pods if pod.node_name)
         if self._pod_dispatch_for != len(self.pod_watchers):
             self._index_pod_watchers()
@@ -427,18 +426,23 @@ class Store:
                 self.set_pod_running(pod, conditions)
             return
         now = self.now()
-        told: list[Pod] = []
-        kinds: list[str] = []
-        for pod in pods:
+        # per pod: "phase", "condition" or "" (nothing changed); None while every pod's phase moved
+        # (the usual batch: no list of 150,000 kinds, whose memory the allocator would keep)
+        kinds: list[str] | None = None
+        for i, pod in enumerate(pods):
             moved = pod.phase != RUNNING
             if moved:
                 pod.phase = RUNNING
             changed = self.pod_conditions.set_many(pod, conditions, TRUE, now)
-            if moved or changed:
-                told.append(pod)
-                kinds.append("phase" if moved else "condition")
-        if told:
-            self._pods_changed(told, kinds[0] if kinds.count(kinds[0]) == len(kinds) else kinds)
+            if kinds is None and not moved:
+                kinds = ["phase"] * i
+            if kinds is not None:
+                kinds.append("phase" if moved else "condition" if changed else "")
+        if kinds is None:
+            self._pods_changed(pods, "phase")
+        elif any(kinds):
+            told = [pod for pod, what in zip(pods, kinds) if what]
+            self._pods_changed(told, [what for what in kinds if what])
 
     def set_pod_phase(self, pod: Pod, phase: str, reason: str = "", message: str = "") -> None:
         was_terminal = pod.is_terminal()

@@ -421,7 +421,7 @@ class Store:
         another does: a pod's Running report concerns PodGC, the disruption, workload and StatefulSet
         controllers, the scheduler and the attach/detach controller, which keep per-pod indexes and
         arm wakeups of their own phases; none writes an event for it."""
-        if not self.one_write_per_update or len(pods) == 1:  # (a zone outage's starts: mostly one)
+        if not self.one_write_per_update or len(pods) == 1:  # (a batch of one: the plain path)
             for pod in pods:
                 self.set_pod_running(pod, conditions)
             return

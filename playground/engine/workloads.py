@@ -409,12 +409,11 @@ class WorkloadControllers:
 
     def _may_create_together(self, rs: ReplicaSet) -> bool:
         """A slow-start batch may go into the store together (Store.add_pods) when that is what one
-        create after another does. No create of it can be refused: its PriorityClass exists, and its
-        names are unique by construction. And no pod watcher but this controller writes an event for
-        a new pod, but the disruption controller, for a pod two budgets select. The others keep
-        indexes of their own and set timers of their own phases: taint eviction, PodGC and the
-        kubelets do nothing for an unbound pod, the scheduler queues it, and this controller
-        counts it."""
+        create after another does: no create of it can be refused (its PriorityClass exists, and its
+        names are unique by construction), and no other watcher writes an event for a new pod. Taint
+        eviction, PodGC and the kubelets do nothing for an unbound pod, the scheduler queues it, and
+        this controller counts it: indexes and timers of their own. Only the disruption controller
+        writes an event, for a pod that two budgets select: such a batch goes one by one."""
         template = rs.template
         if template.priority_class_name and template.priority_class_name not in self.sim.store.priority_classes:
             return False

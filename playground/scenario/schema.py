@@ -957,10 +957,7 @@ class Scenario(Strict):
         return specs
 
     def node_names(self) -> list[str]:
-        names = [n.name for n in self.nodes]
-        for pool in self.nodePools:
-            names.extend(pool.names())
-        return names
+        return [name for name, _spec in self.node_specs()]
 
     def to_toml_dict(self) -> dict[str, Any]:
         return self.model_dump(by_alias=True, exclude_unset=True, exclude_none=True)

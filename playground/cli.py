@@ -134,12 +134,10 @@ def _report_progress(sim) -> None:
 
 
 def _open(sim) -> None:
-    """Run instant 0 (the scenario opens in its steady state), then keep the cluster out of the
-    garbage collector's sight as the TUI does (simulation.freeze_heap)."""
-    from .engine.simulation import freeze_heap
-
+    """Run instant 0 (the scenario opens in its steady state), keeping the opened cluster out of the
+    garbage collector's sight as the TUI does (Simulation.open_now, simulation.freeze_heap)."""
+    sim.open_now(freeze=True)
     sim.run_until_ms(0)
-    freeze_heap()
 
 
 def _sim(file: str, until: str | None, as_json: bool, plot: str | None = None) -> int:

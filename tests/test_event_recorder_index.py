@@ -1,7 +1,8 @@
 """The event recorder's index (events found by the hash of their key, checked against the Event's
 own fields, with a side table for keys whose hash another key took) against the plain reference:
 a dict from the whole key to its Event number, as the recorder kept before. Same Events, counts,
-times and log, bounded or not, with and without forced hash collisions."""
+times and log, bounded or not, with and without forced hash collisions, also when Events recorded
+once at most (record_once: a pod's Scheduled event) are left out of the index."""
 
 from collections import deque
 
@@ -53,17 +54,31 @@ def test_a_collided_key_back_after_leaving_the_log_keeps_the_other_keys_event():
     replay([x, k, f1, f2, x, k, x], limit=3, buckets=1)
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(keys, st.booleans()), max_size=60), st.sampled_from([None, 1, 2, 3, 5]),
+       st.sampled_from([None, 1, 3]))
+def test_events_recorded_once_left_out_of_the_index_change_nothing(writes, limit, buckets):
+    # an Event recorded once has a key of its own: its object's uid is used by no other write
+    replay([(("default-scheduler", "", key[2], f"once-{i}", *key[4:]) if once else key, once)
+            for i, (key, once) in enumerate(writes)], limit, buckets)
+
+
 def replay(writes, limit, buckets):
+    """`writes`: keys, or (key, recorded once) pairs."""
     now = [0]
     recorder = EventRecorder(lambda: now[0], limit)
     plain = PlainRecorder(limit)
     if buckets:  # a hash of one or three values: keys share theirs with others
         store.key_hash = lambda key: hash(key) % buckets
     try:
-        for time, key in enumerate(writes):
+        for time, write in enumerate(writes):
             now[0] = time
+            key, once = write if isinstance(write[1], bool) else (write, False)
             source, instance, obj, uid, type_, reason, message = key
-            got = recorder.record(type_, reason, obj, message, source, uid, instance)
+            if once:
+                got = recorder.record_once(type_, reason, obj, message, source, uid)
+            else:
+                got = recorder.record(type_, reason, obj, message, source, uid, instance)
             want = plain.record(time, key)
             assert (got.time, got.count, got.last_time) == (want.time, want.count, want.last_time)
             assert [e.as_dict() for e in recorder.events] == [e.as_dict() for e in plain.events]

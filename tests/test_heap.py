@@ -1,6 +1,7 @@
 """After a scenario opens, the playground and `sim` keep the opened cluster out of the garbage
 collector's sight and collect less often (simulation.freeze_heap); what an earlier open froze and
-nobody holds any more is collected at the next open."""
+nobody holds any more is collected at the next open. The open freezes what it makes before the
+collector walks it (Simulation.open_now with `freeze`)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from playground.cli import main
+from playground.engine import Simulation
 from playground.engine.simulation import COLLECTOR_THRESHOLDS, freeze_heap
+from playground.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -46,3 +49,68 @@ def test_what_an_earlier_open_froze_is_collected_at_the_next(collector):
     assert ref() is not None  # frozen: not scanned
     freeze_heap()
     assert ref() is None
+
+
+def opened_scenario_pods_walked(freeze: bool) -> tuple[Simulation, list[int]]:
+    """Open node-failure.toml; the pods that existed at each collection during the open."""
+    sim = Simulation(load_scenario(ROOT / "scenarios" / "node-failure.toml"))
+    walked: list[int] = []
+
+    def on_gc(phase: str, info: dict) -> None:
+        if phase == "start":
+            walked.append(len(sim.store.pods))
+
+    gc.callbacks.append(on_gc)
+    try:
+        sim.open_now(freeze=freeze)
+    finally:
+        gc.callbacks.remove(on_gc)
+    return sim, walked
+
+
+def test_the_open_freezes_the_cluster_it_makes_without_walking_it(collector):
+    sim, walked = opened_scenario_pods_walked(freeze=True)
+    assert walked == [0]  # one collection, before instant 0 made any pod
+    pod = next(iter(sim.store.pods.values()))
+    assert not any(o is pod for o in gc.get_objects())  # in no generation the collector walks
+    assert gc.get_threshold() == COLLECTOR_THRESHOLDS
+
+
+def test_an_open_without_freeze_leaves_the_collector_alone(collector):
+    sim, walked = opened_scenario_pods_walked(freeze=False)
+    assert walked == [] and sim.store.pods
+    assert gc.get_freeze_count() == 0
+    assert gc.get_threshold() == (700, 10, 10)
+
+
+def test_the_open_collects_what_an_earlier_open_froze(collector):
+    class Cycle:
+        pass
+
+    old = Cycle()
+    old.me = old
+    ref = weakref.ref(old)
+    freeze_heap()
+    del old
+    opened_scenario_pods_walked(freeze=True)
+    assert ref() is None
+
+
+def test_freeze_heap_without_release_keeps_what_is_frozen_and_freezes_what_is_new(collector):
+    class Cycle:
+        pass
+
+    frozen = Cycle()
+    frozen.me = frozen
+    frozen_ref = weakref.ref(frozen)
+    freeze_heap()
+    new = Cycle()
+    new.me = new
+    new_ref = weakref.ref(new)
+    newer = Cycle()
+    newer.me = newer
+    del frozen, new
+    freeze_heap(release=False)
+    assert frozen_ref() is not None  # still frozen: not walked
+    assert new_ref() is None  # unfrozen garbage: collected
+    assert not any(o is newer for o in gc.get_objects())  # alive, and frozen now

@@ -130,6 +130,20 @@ class EventRecorder:
             listener(now, new)
         return new
 
+    def record_once(self, type_: str, reason: str, obj: str, message: str, source: str, uid: int) -> Event:
+        """`record` for an Event whose key the caller records once at most (a pod's Scheduled event:
+        a pod, by its uid, is bound once). No later event can repeat it, so it is not indexed for
+        repeats: at 150,000 pods the index of their keys costs more than the Events do."""
+        if not uid:  # no object: the key names no single one
+            return self.record(type_, reason, obj, message, source, uid)
+        now = self._now()
+        self.total += 1
+        new = Event(now, type_, reason, obj, message, source, 1, now, uid, "", self.total)
+        self.events.append(new)
+        for listener in self.listeners:
+            listener(now, new)
+        return new
+
     def take_repeated(self) -> list[Event] | None:
         """The Events counted again since the last call; None when more than the log holds were."""
         repeated, self.repeated = self.repeated, []
@@ -221,6 +235,11 @@ class Store:
     def event(self, type_: str, reason: str, obj: str, message: str, source: str, instance: str = "") -> Event:
         self.changes.events += 1
         return self.recorder.record(type_, reason, obj, message, source, self._uid_of(obj), instance)
+
+    def event_once(self, type_: str, reason: str, obj: str, message: str, source: str) -> Event:
+        """`event` for an Event recorded once at most for its object (EventRecorder.record_once)."""
+        self.changes.events += 1
+        return self.recorder.record_once(type_, reason, obj, message, source, self._uid_of(obj))
 
     def _uid_of(self, obj: str) -> int:
         """The uid of an involved Pod or Node that still exists (0 otherwise)."""

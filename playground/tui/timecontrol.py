@@ -139,13 +139,13 @@ class TimeControl:
     async def _open(self) -> None:
         app = self.app
         sim = app.sim
-        await self.runner.run_job(sim.open_now)
+        await self.runner.run_job(sim.open_now, True)  # (freeze: see Simulation._open)
         if sim is not app.sim:  # another scenario was loaded meanwhile
             return
         sim.history.free_retired()  # a restored opened state replaced the built one
         sim.store.take_changes()
         self.redraw_all()
-        freeze_heap()
+        freeze_heap(release=False)  # the open froze the cluster: only the tables' rows are new
 
     # ---------------------------------------------------------------- time travel
 

@@ -998,8 +998,9 @@ class Scheduler:
         store = self.sim.store
         self.queue.done(pod.key)
         self.last_attempt.pop(pod.key, None)
-        store.event("Normal", "Scheduled", pod.ref, f"Successfully assigned {pod.key} to {node.name}",
-                    self.config.scheduler_name)
+        # A pod is bound once: its Scheduled event is never repeated.
+        store.event_once("Normal", "Scheduled", pod.ref, f"Successfully assigned {pod.key} to {node.name}",
+                         self.config.scheduler_name)
         store.assign_pod(pod, node.name)
 
     # ---------------------------------------------------------------- explanations

@@ -133,6 +133,19 @@ def _report_progress(sim) -> None:
     sim.scheduler.progress = report
 
 
+def _new_simulation(scenario):
+    """A simulation of `scenario`, restored from its kept opened state when there is one. The heap is
+    frozen first, as the TUI freezes it before an open (simulation.freeze_heap): what an earlier run
+    froze is collected, and a restored state is frozen as it is read (history._load), an opened one
+    as instant 0 makes it (_open)."""
+    from .engine import Simulation
+    from .engine.openstate import OpenStateCache
+    from .engine.simulation import freeze_heap
+
+    freeze_heap()
+    return Simulation(scenario, open_cache=OpenStateCache.default())
+
+
 def _open(sim) -> None:
     """Run instant 0 (the scenario opens in its steady state), keeping the opened cluster out of the
     garbage collector's sight as the TUI does (Simulation.open_now, simulation.freeze_heap)."""
@@ -141,8 +154,6 @@ def _open(sim) -> None:
 
 
 def _sim(file: str, until: str | None, as_json: bool, plot: str | None = None) -> int:
-    from .engine import Simulation
-    from .engine.openstate import OpenStateCache
     from .engine.report import format_event, snapshot
 
     if plot is not None:
@@ -152,7 +163,7 @@ def _sim(file: str, until: str | None, as_json: bool, plot: str | None = None) -
         if problem is not None:
             print(f"playground: {problem}", file=sys.stderr)
             return 2
-    sim = Simulation(_read(file), open_cache=OpenStateCache.default())
+    sim = _new_simulation(_read(file))
     _report_progress(sim)
     end = _until(until, sim.duration)
     if plot is not None:
@@ -177,11 +188,8 @@ def _sim(file: str, until: str | None, as_json: bool, plot: str | None = None) -
 
 
 def _check(file: str, until: str | None) -> int:
-    from .engine import Simulation
-    from .engine.openstate import OpenStateCache
-
     scenario = _read(file)
-    sim = Simulation(scenario, open_cache=OpenStateCache.default())
+    sim = _new_simulation(scenario)
     _report_progress(sim)
     _open(sim)
     last = max((e.at for e in scenario.expect), default=0)

@@ -518,16 +518,13 @@ class Simulation:
         pods). The run is the same as without the pause. With an `open_cache`, a state kept from an
         earlier open of the same scenario by the same code is restored instead (openstate.py).
 
-        `freeze` collects what an earlier open froze and nobody holds (a replaced simulation) while
-        the heap is still small, and freezes the opened cluster before the collector runs again.
-        Freezing after the open instead walked the 150,000-pod cluster twice, 0.25-0.3 s each: the
+        `freeze` freezes the opened cluster before the collector runs again; the caller has frozen
+        the heap before (freeze_heap, which also collects what an earlier open froze). Freezing
+        after the open instead walked the 150,000-pod cluster twice, 0.25-0.3 s each: the
         collector's first run after the pause (every object made in it is young) and freeze_heap's
         collection. Instant 0 makes no cyclic garbage for that collection to find (measured at
-        150,000 pods); whatever it might make stays frozen until the next open releases it."""
+        150,000 pods); whatever it might make stays frozen until the next freeze_heap releases it."""
         with no_gc():
-            if freeze:
-                gc.unfreeze()
-                gc.collect()
             if self.open_cache is not None:
                 self.open_cache.open_sim(self, self._run_instant_zero)
             else:

@@ -48,3 +48,17 @@ def open_as_the_cli_does(sim) -> None:
         sim.run_until_ms(0)
     else:
         _open(sim)
+
+
+def new_simulation_as_the_cli_does(scenario):
+    """The simulation `playground sim` makes, with the scenario's kept opened state when there is one
+    (PLAYGROUND_CACHE_DIR): the heap frozen first (playground.cli._new_simulation), so that a
+    restored state is frozen as it is read (a revision without it: the simulation alone)."""
+    try:
+        from playground.cli import _new_simulation
+    except ImportError:
+        from playground.engine import Simulation
+        from playground.engine.openstate import OpenStateCache
+
+        return Simulation(scenario, open_cache=OpenStateCache.default())
+    return _new_simulation(scenario)

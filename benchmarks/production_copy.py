@@ -41,9 +41,7 @@ def import_to(dump_path: str, toml_path: str) -> None:
 
 
 def open_once(path: str) -> dict[str, float]:
-    from clusters import open_as_the_cli_does
-    from playground.engine import Simulation
-    from playground.engine.openstate import OpenStateCache
+    from clusters import new_simulation_as_the_cli_does, open_as_the_cli_does
     from playground.manifests import read_scenario_file
 
     times = {}
@@ -51,8 +49,7 @@ def open_once(path: str) -> dict[str, float]:
     scenario, _report = read_scenario_file(Path(path))
     times["read"] = time.process_time() - start
     start = time.process_time()
-    cache = OpenStateCache.default()
-    sim = Simulation(scenario, open_cache=cache)
+    sim = new_simulation_as_the_cli_does(scenario)
     times["build or restore"] = time.process_time() - start
     start = time.process_time()
     open_as_the_cli_does(sim)

@@ -3,7 +3,8 @@ restored instead of placing every pod again. Builds the same 5,000-node / 150,00
 load.py, opens it once cold (writing the state into a temporary cache directory, in this process),
 then opens it --runs times, each in a fresh process, and prints CPU seconds (min and median) of
 parse, restore (the Simulation made from the kept state: the cluster is not built first) and the
-first instant, the size of the kept state and the cold open for comparison. Asserts nothing.
+first instant, each open made as `playground sim` makes it (benchmarks/clusters.py), the size of the
+kept state and the cold open for comparison. Asserts nothing.
 
     python benchmarks/reopen.py [--nodes 5000] [--pods 150000] [--runs 3]
 """
@@ -26,6 +27,9 @@ sys.path.insert(0, str(HERE))
 
 
 def open_once(path: str, directory: str, fork: bool) -> dict[str, float]:
+    """One open keeping its state in `directory`: in this process, writing the state before it returns
+    (`fork` False: the cold open), or as `playground sim` opens (PLAYGROUND_CACHE_DIR=directory)."""
+    from clusters import new_simulation_as_the_cli_does, open_as_the_cli_does
     from playground.engine import Simulation
     from playground.engine.openstate import OpenStateCache
     from playground.scenario import load_scenario
@@ -35,12 +39,15 @@ def open_once(path: str, directory: str, fork: bool) -> dict[str, float]:
     scenario = load_scenario(path)
     times["parse"] = time.process_time() - start
     start = time.process_time()
-    cache = OpenStateCache(Path(directory), fork=fork)
-    sim = Simulation(scenario, open_cache=cache)  # restores the kept state instead of building
-    times["build" if not cache.restored else "restore"] = time.process_time() - start
+    if fork:
+        sim = new_simulation_as_the_cli_does(scenario)  # restores the kept state instead of building
+    else:
+        sim = Simulation(scenario, open_cache=OpenStateCache(Path(directory), fork=False))
+    restored = sim.open_cache.restored
+    times["build" if not restored else "restore"] = time.process_time() - start
     start = time.process_time()
-    sim.run_until_ms(0)
-    times["open" if not cache.restored else "first instant"] = time.process_time() - start
+    open_as_the_cli_does(sim)
+    times["open" if not restored else "first instant"] = time.process_time() - start
     times["total"] = sum(times.values())
     return times
 
@@ -67,7 +74,8 @@ def main() -> None:
         runs = []
         for _ in range(args.runs):
             out = subprocess.run([sys.executable, __file__, "--one", str(path), str(directory)],
-                                 capture_output=True, text=True, check=True, env=os.environ)
+                                 capture_output=True, text=True, check=True,
+                                 env=dict(os.environ, PLAYGROUND_CACHE_DIR=str(directory)))
             runs.append(json.loads(out.stdout))
     print(f"open {args.nodes} nodes / {args.pods} pods again from its kept state "
           f"({size / 2**20:.0f} MiB), CPU s over {args.runs} runs:")

@@ -42,6 +42,7 @@ def import_to(dump_path: str, toml_path: str) -> None:
 
 def open_once(path: str) -> dict[str, float]:
     from clusters import new_simulation_as_the_cli_does, open_as_the_cli_does
+    from playground import cli, engine  # noqa: F401 - imported before the clock starts, as the CLI has
     from playground.manifests import read_scenario_file
 
     times = {}

@@ -30,6 +30,7 @@ def open_once(path: str, directory: str, fork: bool) -> dict[str, float]:
     """One open keeping its state in `directory`: in this process, writing the state before it returns
     (`fork` False: the cold open), or as `playground sim` opens (PLAYGROUND_CACHE_DIR=directory)."""
     from clusters import new_simulation_as_the_cli_does, open_as_the_cli_does
+    from playground import cli  # noqa: F401 - imported before the clock starts, as the CLI has
     from playground.engine import Simulation
     from playground.engine.openstate import OpenStateCache
     from playground.scenario import load_scenario

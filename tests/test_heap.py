@@ -19,6 +19,13 @@ from playground.scenario import load_scenario
 ROOT = Path(__file__).resolve().parent.parent
 
 
+class Cycle:
+    """Garbage only the cyclic collector can free, once nobody holds it."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
 @pytest.fixture
 def collector():
     thresholds = gc.get_threshold()
@@ -37,11 +44,7 @@ def test_sim_freezes_the_opened_cluster_and_collects_less_often(collector, capsy
 
 
 def test_what_an_earlier_open_froze_is_collected_at_the_next(collector):
-    class Cycle:
-        pass
-
     old = Cycle()
-    old.me = old  # garbage only the cyclic collector can free
     ref = weakref.ref(old)
     freeze_heap()
     del old
@@ -84,11 +87,7 @@ def test_an_open_without_freeze_leaves_the_collector_alone(collector):
 
 
 def test_sim_collects_what_an_earlier_run_froze_before_it_opens(collector, capsys):
-    class Cycle:
-        pass
-
     old = Cycle()
-    old.me = old
     ref = weakref.ref(old)
     freeze_heap()
     del old
@@ -97,18 +96,12 @@ def test_sim_collects_what_an_earlier_run_froze_before_it_opens(collector, capsy
 
 
 def test_freeze_heap_without_release_keeps_what_is_frozen_and_freezes_what_is_new(collector):
-    class Cycle:
-        pass
-
     frozen = Cycle()
-    frozen.me = frozen
     frozen_ref = weakref.ref(frozen)
     freeze_heap()
     new = Cycle()
-    new.me = new
     new_ref = weakref.ref(new)
     newer = Cycle()
-    newer.me = newer
     del frozen, new
     freeze_heap(release=False)
     assert frozen_ref() is not None  # still frozen: not walked

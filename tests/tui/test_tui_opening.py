@@ -6,9 +6,12 @@ so the test asserts the bar's states, never wall time."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
 
 from textual.widgets import Label, ProgressBar
+
+from playground.engine.objects import Pod
 
 from tui_helpers import HERE, SIZE, make_app
 
@@ -124,3 +127,31 @@ async def test_a_paused_start_shows_the_opened_cluster_at_0s():
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert app.sim.clock.now == 0 and app.view_count("pods") == 1200
+
+
+async def test_the_app_opens_the_cluster_frozen_out_of_the_collectors_sight():
+    """The open freezes what instant 0 makes before any collection walks it (Simulation.open_now with
+    `freeze`), and after filling the tables the app collects and freezes only what is new
+    (freeze_heap without release): no collection ever walks an opened pod."""
+    thresholds = gc.get_threshold()
+    app = make_app(OPENING)
+    walked_pods: list[bool] = []
+
+    def on_gc(phase: str, info: dict) -> None:
+        pods = app.sim.store.pods
+        if phase == "start" and pods:
+            walked = (o for g in range(info["generation"] + 1) for o in gc.get_objects(g))
+            walked_pods.append(any(isinstance(o, Pod) and pods.get(o.key) is o for o in walked))
+
+    gc.callbacks.append(on_gc)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await app.timecontrol.opened()
+            await pilot.pause()
+            gc.collect()
+            assert app.sim.opened and len(app.sim.store.pods) == 1200
+            assert walked_pods and not any(walked_pods)
+    finally:
+        gc.callbacks.remove(on_gc)
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)

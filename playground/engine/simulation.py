@@ -534,8 +534,7 @@ class Simulation:
                 gc.set_threshold(*COLLECTOR_THRESHOLDS)
 
     def _run_instant_zero(self) -> None:
-        with no_gc():
-            self._run_to(0)
+        self._run_to(0)  # (under _open's pause of the collector)
 
     def _run_to(self, until: int) -> None:
         if self.history is not None:

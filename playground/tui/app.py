@@ -189,6 +189,10 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
     def engine_idle(self) -> bool:
         return not self.runner.busy
 
+    def at_the_keys(self) -> bool:
+        """A key or a click less than INPUT_QUIET wall seconds ago: the user is likely to switch views."""
+        return time.monotonic() - self._input_at < INPUT_QUIET
+
     @property
     def view_names(self) -> list[str]:
         return list(self.views)
@@ -241,8 +245,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         the user is at the keys or the clock is paused (the other timer waits)."""
         if self._frame_timers is None:
             return
-        fast = self.refresh_hz > SLOW_HZ and not self.runner.paused \
-            and time.monotonic() - self._input_at >= INPUT_QUIET
+        fast = self.refresh_hz > SLOW_HZ and not self.runner.paused and not self.at_the_keys()
         if fast != self._fast_frames:
             self._fast_frames = fast
             fast_timer, slow_timer = self._frame_timers

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import os
+from contextlib import contextmanager
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 from rich.text import Text
 
 from playground.engine import Operation
 from playground.tui.runner import FrameResult, merge_changes
+from playground.tui import app as app_module
+from playground.tui.widgets import pods as pods_view
 from playground.tui.widgets.details import DETAIL_PERIOD
 from playground.tui.widgets.tableview import TIME_PERIOD
 
@@ -137,11 +140,18 @@ async def test_pods_whose_conditions_alone_changed_keep_their_rows_and_show_thei
 EXAMPLES = int(os.environ.get("HYPOTHESIS_EXAMPLES", "6"))
 
 
-async def catch_up_matches_a_fresh_table(plan, needle: str, sort: str | None) -> None:
+async def catch_up_matches_a_fresh_table(plan, needle: str, sort: str | None, catch_up_at: int) -> None:
     """Run `plan` ((ticks, view shown meanwhile, web's replicas), …) through a power-off of b-1 with the Pods view
-    filtered and sorted; then show it: its rows (order and kept match texts) must equal the table
-    filled from scratch from the same pods (the plain computation)."""
+    filtered and sorted, the hidden table catching up once `catch_up_at` pods are noted; then show
+    it: its rows (order and kept match texts) must equal the table filled from scratch from the same
+    pods (the plain computation)."""
     app = make_app()
+    app.at_the_keys = lambda: True  # the user at the keys: the hidden table catches up at `catch_up_at`
+    with caught_up_at(catch_up_at):
+        await run_through(app, plan, needle, sort, catch_up_at)
+
+
+async def run_through(app, plan, needle: str, sort: str | None, catch_up_at: int) -> None:
     async with app.run_test(size=SIZE):
         view = app.views["pods"]
         app.action_view("pods")
@@ -156,6 +166,7 @@ async def catch_up_matches_a_fresh_table(plan, needle: str, sort: str | None) ->
                 app.apply_operation(Operation("scale", deployment="web", replicas=replicas))
             await app.advance(ticks)
             assert app.view_count("pods") == len(app.sim.store.pods)
+            assert len(view._changed) + len(view._removed) < catch_up_at  # caught up, shown or not
         app.action_view("pods")
         rows = list(view.table._rows)
         view.table.replace_all(list(app.sim.store.pods))
@@ -167,9 +178,52 @@ async def catch_up_matches_a_fresh_table(plan, needle: str, sort: str | None) ->
 @given(plan=st.lists(st.tuples(st.integers(1, 90), st.sampled_from(["nodes", "pods", "events", "pending"]),
                                st.sampled_from([None, 0, 1, 4, 6])), min_size=1, max_size=4),
        needle=st.sampled_from(["", "b-", "running", "!web", "terminating"]),
-       sort=st.sampled_from([None, "node", "status", "age"]))
-def test_the_pods_table_caught_up_equals_a_fresh_one(plan, needle, sort):
-    asyncio.run(catch_up_matches_a_fresh_table(plan, needle, sort))
+       sort=st.sampled_from([None, "node", "status", "age"]),
+       catch_up_at=st.sampled_from([pods_view.CATCH_UP_AT, 1, 4]))
+def test_the_pods_table_caught_up_equals_a_fresh_one(plan, needle, sort, catch_up_at):
+    asyncio.run(catch_up_matches_a_fresh_table(plan, needle, sort, catch_up_at))
+
+
+@contextmanager
+def caught_up_at(count: int):
+    saved = pods_view.CATCH_UP_AT
+    pods_view.CATCH_UP_AT = count
+    try:
+        yield
+    finally:
+        pods_view.CATCH_UP_AT = saved
+
+
+async def test_the_hidden_pods_table_catches_up_at_the_keys_once_enough_pods_are_noted(monkeypatch):
+    """While another view is shown the Pods table only notes the pods that changed; while the user is
+    at the keys it catches up once CATCH_UP_AT of them are noted, so the key that shows it has fewer
+    than that to apply. A user who only watches keeps the frames even: the table waits to be shown."""
+    monkeypatch.setattr(app_module, "INPUT_QUIET", 3600.0)  # a key pressed now counts for the whole test
+    app = make_app()
+    monkeypatch.setattr(pods_view, "CATCH_UP_AT", 4)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.views["pods"]
+        app.action_view("pods")
+        await app.advance(3)
+        app.action_view("nodes")
+        app.apply_operation(Operation("scale", deployment="web", replicas=2))
+        await app.advance(1)  # two of web's pods terminating: fewer than 4 noted, the table waits
+        noted = set(view._changed)
+        assert 0 < len(noted) < 4
+        before = set(app.sim.store.pods)
+        app.apply_operation(Operation("scale", deployment="web", replicas=8))
+        await app.advance(1)  # six new pods noted, but nobody at the keys: the table waits
+        new = set(app.sim.store.pods) - before
+        assert len(new) == 6 and new <= view._changed and not any(key in view.table for key in new)
+        await pilot.press("down")  # the user at the keys
+        assert app.at_the_keys()
+        await app.advance(1)
+        assert app.current_view == "nodes"
+        assert not view._changed and not view._removed
+        assert all(key in view.table for key in new)
+        rows = list(view.table._rows)
+        view.table.replace_all(list(app.sim.store.pods))
+        assert rows == view.table._rows
 
 
 async def test_the_footer_is_redrawn_only_when_the_keys_it_shows_change_and_lays_out_nothing():

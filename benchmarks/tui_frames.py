@@ -229,6 +229,9 @@ async def run(args: argparse.Namespace) -> None:
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.pause()
         mounted = time.perf_counter() - t0
+        if args.view != app.current_view:
+            app.action_view(args.view)
+            await pilot.pause()
         print(f"app mounted (tables filled with {len(sim.store.nodes)} nodes and {len(sim.store.pods)} pods) "
               f"in {mounted:.2f} s")
         # The first node, or the whole first zone, loses power.
@@ -361,6 +364,7 @@ def main() -> None:
     parser.add_argument("--power-off", choices=("node", "zone"), default="zone")
     parser.add_argument("--key-interval", type=float, default=0.25,
                         help="wall seconds between the scripted key presses (0: none, a user watching the Nodes view)")
+    parser.add_argument("--view", default="nodes", help="the view shown at the start (the one watched with --key-interval 0)")
     parser.add_argument("--profile", default=None, help="write a cProfile of the UI thread to this file")
     parser.add_argument("--no-history", action="store_true", help="run without time travel's recording")
     parser.add_argument("--src", default=None, help="run another checkout of the code (path)")

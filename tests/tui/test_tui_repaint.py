@@ -88,6 +88,33 @@ async def test_rows_coming_and_going_below_a_capped_table_ask_for_no_layout():
         assert table.size.height == 2
 
 
+async def test_rows_that_come_and_go_on_screen_show_at_once_without_a_paint_of_the_whole_table():
+    """A table whose box cannot change repaints, when its row count changes, the lines that show
+    something else (the rows after a removed or added one), not the whole table."""
+    app = BoxedApp()
+    async with app.run_test(size=(60, 16)) as pilot:
+        table = app.query_one(VirtualTable)
+        names = keys(60)
+        table.upsert(names[::2])
+        for _ in range(3):
+            await pilot.pause()
+        whole = []
+        refresh = table.refresh
+        table.refresh = lambda *regions, **kwargs: (whole.append(1) if not regions else None,
+                                                    refresh(*regions, **kwargs))[1]
+        for change in (lambda: table.remove([names[2]]), lambda: table.upsert([names[3], names[5]]),
+                       lambda: table.remove([names[0], names[4]])):
+            change()
+            await pilot.pause()
+            shown = screen_text(app)
+            assert not whole
+            table._invalidate_all()
+            await pilot.pause()
+            assert shown == screen_text(app)
+            whole.clear()
+        assert [line.split()[0] for line in screen_text(app)[1:4]] == [names[3], names[5], names[6]]
+
+
 # ---------------------------------------------------------------- property: incremental == whole
 
 ACTIONS = st.one_of(
@@ -98,6 +125,7 @@ ACTIONS = st.one_of(
     st.tuples(st.just("page"), st.integers(-1, 1), st.just("")),
     st.tuples(st.just("tick"), st.just(0), st.just("")),
     st.tuples(st.just("busy"), st.just(0), st.just("")),
+    st.tuples(st.just("hide"), st.just(0), st.just("")),  # hidden (another view shown), or shown again
 )
 
 
@@ -133,7 +161,11 @@ async def incremental_matches_whole(actions) -> None:
                 await pilot.pause()
                 source.idle = True
                 table.invalidate()
+            elif action == "hide":
+                table.display = not table.display
             await pilot.pause()
+        table.display = True
+        await pilot.pause()
         shown = screen_text(app)
         table._invalidate_all()
         await pilot.pause()

@@ -237,10 +237,10 @@ async def test_a_column_narrows_again_when_the_long_value_is_gone_and_after_a_re
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 400)), unique_by=lambda e: e[1], max_size=300),
        st.data())
-def test_rows_go_in_and_out_in_sorted_place_one_by_one_or_by_a_new_list(pairs, data):
-    """_insert_entries and _remove_entries against sorting and filtering, below and above
-    ONE_BY_ONE (lowered so that both ways run on small lists)."""
-    from playground.tui.widgets import vtable
+def test_rows_go_in_and_out_in_sorted_place(pairs, data):
+    """_insert_entries and _remove_entries against sorting and filtering, on rows kept in blocks of
+    a few rows (splits and emptied blocks) or of many."""
+    from playground.tui.widgets.sortedrows import SortedRows
 
     entries = sorted(pairs)
     split = data.draw(st.integers(0, len(entries)))
@@ -248,13 +248,8 @@ def test_rows_go_in_and_out_in_sorted_place_one_by_one_or_by_a_new_list(pairs, d
     present = [entries[i] for i in sorted(order[:split])]
     added = [entries[i] for i in order[split:]]
     gone = data.draw(st.lists(st.sampled_from(present), max_size=len(present))) if present else []
-    threshold = data.draw(st.sampled_from([1, 64, 1 << 21]))
-    saved = vtable.ONE_BY_ONE
-    vtable.ONE_BY_ONE = threshold
-    try:
-        grown = VirtualTable._insert_entries(list(present), list(added))
-        shrunk = VirtualTable._remove_entries(list(present), list(gone))
-    finally:
-        vtable.ONE_BY_ONE = saved
-    assert grown == sorted(present + added)
-    assert shrunk == [entry for entry in present if entry not in gone]
+    block = data.draw(st.sampled_from([1, 2, 3, 64]))
+    grown = VirtualTable._insert_entries(SortedRows(present, block), list(added))
+    shrunk = VirtualTable._remove_entries(SortedRows(present, block), list(gone))
+    assert list(grown) == sorted(present + added)
+    assert list(shrunk) == [entry for entry in present if entry not in gone]

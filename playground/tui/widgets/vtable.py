@@ -5,8 +5,8 @@ Why not DataTable: in Textual 8, `DataTable.remove_row` rebuilds its key→index
 removed row) and every `update_cell` bumps an update counter that makes the next render rebuild the
 row order and y-offset lists (O(rows) per frame). With 150,000 pods, lease ages that change for every
 node every tick, and hundreds of pods moving per second, that is O(all rows) Python work per frame.
-Here the per-frame cost is O(rows changed) for bookkeeping (bisect into a sorted list, or a merge for
-bulk changes) plus O(lines visible) for rendering, whatever the table size (design rule 5, toolong's
+Here the per-frame cost is O(rows changed) for bookkeeping (bisect into sorted rows kept in blocks:
+sortedrows.py) plus O(lines visible) for rendering, whatever the table size (design rule 5, toolong's
 approach).
 
 Rows keep their place on screen: the cursor stays on its row key, and when rows come or go above it
@@ -17,7 +17,6 @@ log) keeps showing the newest row while the cursor is on the last row and the vi
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Hashable, Iterable, Iterator, Protocol, Sequence
@@ -34,12 +33,10 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
+from .sortedrows import SortedRows
+
 Cell = "str | Text"
 BULK = 64  # above this many changed keys (and a 32nd of the rows), entries are replaced in one pass
-# Below this many (entries x rows), rows are inserted into / deleted from the sorted list one by one
-# (~26 us each at 150,000 rows); above, a new list is made (_insert_entries: ~4 ms + 2 us an entry at
-# 150,000 rows, against 26-38 ms for the merge by sort it replaces): from 112 entries on at 150,000.
-ONE_BY_ONE = 1 << 24
 
 
 @dataclass(slots=True)
@@ -230,8 +227,8 @@ class VirtualTable(ScrollView, can_focus=True):
         # The same texts by key (stable sources): a row whose text and sort key did not change keeps
         # its entry (a zone going NotReady changes 30,000 pods' READY, not their texts).
         self._texts: dict[Hashable, str] = {}
-        self._all: list[tuple] = []  # every row, sorted
-        self._rows: list[tuple] = self._all  # shown rows, sorted (the same list unfiltered)
+        self._all = SortedRows()  # every row, sorted
+        self._rows = self._all  # shown rows, sorted (the same rows unfiltered)
         self._filter = ""
         self._sort: tuple[str, bool] | None = None  # (column key, descending), None: the source's order
         self._cursor_key: Hashable | None = None
@@ -297,9 +294,8 @@ class VirtualTable(ScrollView, can_focus=True):
         return self._find(self._rows, skey, key)
 
     @staticmethod
-    def _find(rows: list[tuple], skey: Any, key: Hashable) -> int | None:
-        index = bisect_left(rows, (skey, key))  # (skey, key) sorts just before (skey, key, text)
-        return index if index < len(rows) and rows[index][1] == key else None
+    def _find(rows: SortedRows, skey: Any, key: Hashable) -> int | None:
+        return rows.find(skey, key)  # (skey, key) sorts just before (skey, key, text)
 
     @property
     def visible_rows(self) -> int:
@@ -359,7 +355,7 @@ class VirtualTable(ScrollView, can_focus=True):
             return
         skeys = {key: self._row_sort_key(key) for key in self._skeys}
         self._skeys = skeys
-        self._all = sorted((skeys[entry[1]], *entry[1:]) for entry in self._all)
+        self._all = SortedRows(sorted((skeys[entry[1]], *entry[1:]) for entry in self._all))
         self._rebuild_rows()
 
     @property
@@ -407,9 +403,9 @@ class VirtualTable(ScrollView, can_focus=True):
         self._skeys = {key: self._row_sort_key(key) for key in keys}
         if self._stable:
             texts = self._texts = dict(self._source_texts(self._skeys))
-            self._all = sorted((skey, key, texts[key]) for key, skey in self._skeys.items())
+            self._all = SortedRows(sorted((skey, key, texts[key]) for key, skey in self._skeys.items()))
         else:
-            self._all = sorted((skey, key) for key, skey in self._skeys.items())
+            self._all = SortedRows(sorted((skey, key) for key, skey in self._skeys.items()))
         self._rebuild_rows()
 
     def _source_texts(self, keys: Iterable[Hashable]) -> Iterator[tuple[Hashable, str]]:
@@ -429,12 +425,12 @@ class VirtualTable(ScrollView, can_focus=True):
             elif self._stable:
                 rows = self._rows if narrowing else self._all
                 if negate:
-                    self._rows = [entry for entry in rows if needle not in entry[2]]
+                    self._rows = SortedRows([entry for entry in rows if needle not in entry[2]])
                 else:
-                    self._rows = [entry for entry in rows if needle in entry[2]]
+                    self._rows = SortedRows([entry for entry in rows if needle in entry[2]])
             else:
                 text = self._fresh_text
-                self._rows = [entry for entry in self._all if (needle in text(entry[1])) != negate]
+                self._rows = SortedRows([entry for entry in self._all if (needle in text(entry[1])) != negate])
         self._invalidate_all()
 
     def _set_entries(self, entries: dict[Hashable, tuple]) -> None:
@@ -443,13 +439,10 @@ class VirtualTable(ScrollView, can_focus=True):
         for rows in lists:
             # A pass over 150,000 rows costs about as much as 4,000 bisects.
             if len(entries) > max(BULK, len(rows) // 32):
-                for index, entry in enumerate(rows):
-                    new = entries.get(entry[1])
-                    if new is not None:
-                        rows[index] = new
+                rows.replace(entries)
             else:
                 for key, entry in entries.items():
-                    index = self._find(rows, entry[0], key)
+                    index = rows.find(entry[0], key)
                     if index is not None:
                         rows[index] = entry
 
@@ -537,49 +530,16 @@ class VirtualTable(ScrollView, can_focus=True):
                 self._rows = self._remove_entries(self._rows, drop) if filtered else self._all
 
     @staticmethod
-    def _insert_entries(rows: list[tuple], entries: list[tuple]) -> list[tuple]:
-        """`rows` with `entries` sorted in. A few go in one by one (each insert moves the rows after
-        it); more make a new list cut at each entry's place: one copy of the rows and a bisection an
-        entry (merging by sort compared every row: ~20 ms a frame at 150,000 pods in an outage)."""
-        if not entries:
-            return rows
-        if len(entries) * len(rows) < ONE_BY_ONE:
-            for entry in entries:
-                rows.insert(bisect_left(rows, entry), entry)
-            return rows
-        entries.sort()
-        out: list[tuple] = []
-        start = 0
-        for entry in entries:
-            at = bisect_left(rows, entry, start)
-            out += rows[start:at]
-            out.append(entry)
-            start = at
-        out += rows[start:]
-        return out
+    def _insert_entries(rows: SortedRows, entries: list[tuple]) -> SortedRows:
+        """`rows` with `entries` sorted in (each moves the rows of its block only: sortedrows)."""
+        rows.insert(entries)
+        return rows
 
     @staticmethod
-    def _remove_entries(rows: list[tuple], entries: list[tuple]) -> list[tuple]:
-        """`rows` without the rows of `entries` (by their sort key and key): as _insert_entries, one by
-        one or by a new list cut around them."""
-        if not entries:
-            return rows
-        found = set()  # (an entry named twice is found once)
-        for entry in entries:
-            index = bisect_left(rows, (entry[0], entry[1]))
-            if index < len(rows) and rows[index][1] == entry[1]:
-                found.add(index)
-        if len(found) * len(rows) < ONE_BY_ONE:
-            for index in sorted(found, reverse=True):
-                del rows[index]
-            return rows
-        out: list[tuple] = []
-        start = 0
-        for index in sorted(found):
-            out += rows[start:index]
-            start = index + 1
-        out += rows[start:]
-        return out
+    def _remove_entries(rows: SortedRows, entries: list[tuple]) -> SortedRows:
+        """`rows` without the rows of `entries` (by their sort key and key)."""
+        rows.remove(entries)
+        return rows
 
     @contextmanager
     def _keep_place(self) -> Iterator[None]:

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ...engine.objects import Pod
     from ..app import PlaygroundApp
 
-CATCH_UP_AT = 1_000  # pods noted while hidden that make the table catch up (at the keys): ~13 ms
+CATCH_UP_AT = 1_000  # pods noted while hidden that make the table catch up (at the keys): 15-30 ms
 
 
 class PodSource(Source):
@@ -148,10 +148,11 @@ class PodsView(PodDetailMixin, TableView):
     # While another view is shown, the pods that changed are only noted, and the table catches up when
     # it is shown again: in a zone outage at ×1000 hundreds of pods come and go per frame, and keeping
     # 150,000 sorted rows in step with them frame by frame is the dearest table work of a frame (3 ms
-    # more a frame, measured: each new row moves the rows after it). A catch-up costs ~13 µs a pod, so
-    # the key that showed the table after 2.5 wall s of an outage waited 70-185 ms. While the user is
-    # at the keys (frames come 30 a second) the hidden table catches up once CATCH_UP_AT pods are noted:
-    # the key that shows it waits for fewer than that. While the user watches, the frames stay even.
+    # more a frame, measured before rows were kept in blocks). A catch-up costs ~13 µs a pod for
+    # thousands of pods, 15-30 ms for a thousand (measured in an outage at 150,000 pods): the key that
+    # showed the table after 2.5 wall s of an outage waited 70-185 ms. While the user is at the keys
+    # (frames come 30 a second) the hidden table catches up once CATCH_UP_AT pods are noted: the key
+    # that shows it waits for fewer than that. While the user watches, the frames stay even.
     def __init__(self, playground: "PlaygroundApp", *, id: str) -> None:
         super().__init__(playground, id=id)
         self._changed: set[str] = set()  # pods changed in more than their conditions

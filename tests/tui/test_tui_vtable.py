@@ -238,8 +238,8 @@ async def test_a_column_narrows_again_when_the_long_value_is_gone_and_after_a_re
 @given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 400)), unique_by=lambda e: e[1], max_size=300),
        st.data())
 def test_rows_go_in_and_out_in_sorted_place(pairs, data):
-    """_insert_entries and _remove_entries against sorting and filtering, on rows kept in blocks of
-    a few rows (splits and emptied blocks) or of many."""
+    """A table's rows (SortedRows) take rows in and out as sorting and filtering would, kept in blocks
+    of a few rows (splits and emptied blocks) or of many."""
     from playground.tui.widgets.sortedrows import SortedRows
 
     entries = sorted(pairs)
@@ -249,7 +249,9 @@ def test_rows_go_in_and_out_in_sorted_place(pairs, data):
     added = [entries[i] for i in order[split:]]
     gone = data.draw(st.lists(st.sampled_from(present), max_size=len(present))) if present else []
     block = data.draw(st.sampled_from([1, 2, 3, 64]))
-    grown = VirtualTable._insert_entries(SortedRows(present, block), list(added))
-    shrunk = VirtualTable._remove_entries(SortedRows(present, block), list(gone))
+    grown = SortedRows(present, block)
+    grown.insert(list(added))
+    shrunk = SortedRows(present, block)
+    shrunk.remove(list(gone))
     assert list(grown) == sorted(present + added)
     assert list(shrunk) == [entry for entry in present if entry not in gone]

@@ -291,11 +291,7 @@ class VirtualTable(ScrollView, can_focus=True):
         skey = self._skeys.get(key)
         if skey is None:
             return None
-        return self._find(self._rows, skey, key)
-
-    @staticmethod
-    def _find(rows: SortedRows, skey: Any, key: Hashable) -> int | None:
-        return rows.find(skey, key)  # (skey, key) sorts just before (skey, key, text)
+        return self._rows.find(skey, key)
 
     @property
     def visible_rows(self) -> int:
@@ -474,7 +470,7 @@ class VirtualTable(ScrollView, can_focus=True):
                 if fresh != skey:
                     # The row moves: out of its old place, in again as if new.
                     moved.append((skey, key))
-                    if filtering and self._find(rows, skey, key) is not None:
+                    if filtering and rows.find(skey, key) is not None:
                         drop.append((skey, key))
                     skey = self._skeys[key] = fresh
                     new = True
@@ -497,7 +493,7 @@ class VirtualTable(ScrollView, can_focus=True):
                 texts_now[key] = text
                 changed[key] = entry
             if filtering:
-                index = self._find(rows, skey, key)
+                index = rows.find(skey, key)
                 match = (needle in text) != negate
                 if match and index is None:
                     add.append(entry)
@@ -507,11 +503,11 @@ class VirtualTable(ScrollView, can_focus=True):
             self._set_entries(changed)
         if add_all or add or drop:
             with self._keep_place():
-                self._all = self._insert_entries(self._remove_entries(self._all, moved), add_all)
+                self._all.remove(moved)
+                self._all.insert(add_all)
                 if filtering:
-                    self._rows = self._insert_entries(self._remove_entries(self._rows, drop), add)
-                else:
-                    self._rows = self._all
+                    self._rows.remove(drop)
+                    self._rows.insert(add)
         elif keys:
             self._repaint()
 
@@ -525,21 +521,9 @@ class VirtualTable(ScrollView, can_focus=True):
                 drop.append((skey, key))
         if drop:
             with self._keep_place():
-                filtered = self._rows is not self._all
-                self._all = self._remove_entries(self._all, drop)
-                self._rows = self._remove_entries(self._rows, drop) if filtered else self._all
-
-    @staticmethod
-    def _insert_entries(rows: SortedRows, entries: list[tuple]) -> SortedRows:
-        """`rows` with `entries` sorted in (each moves the rows of its block only: sortedrows)."""
-        rows.insert(entries)
-        return rows
-
-    @staticmethod
-    def _remove_entries(rows: SortedRows, entries: list[tuple]) -> SortedRows:
-        """`rows` without the rows of `entries` (by their sort key and key)."""
-        rows.remove(entries)
-        return rows
+                self._all.remove(drop)
+                if self._rows is not self._all:
+                    self._rows.remove(drop)
 
     @contextmanager
     def _keep_place(self) -> Iterator[None]:

@@ -287,3 +287,33 @@ async def test_lines_kept_for_rows_off_screen_are_let_go():
         await pilot.pause()
         on_screen = {entry[1] for entry in table._rows[int(table.scroll_y):int(table.scroll_y) + table.visible_rows]}
         assert set(table._held) == on_screen
+
+
+# ---------------------------------------------------------------- focus and theme
+
+async def test_a_view_switch_renders_no_row_again_and_a_theme_change_renders_every_row():
+    """Focus moves from table to table on every view switch and restyles the cursor only: the rows'
+    lines stand. A theme changes the table's own style: every row is rendered again in it."""
+    from tui_helpers import SIZE, make_app
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.advance(3)
+        await pilot.pause()
+        table = app.nodes_view.table
+        rendered = table.render_count
+        assert rendered and table._cache
+        for key in ("3", "1", "2", "1"):
+            await pilot.press(key)
+            await pilot.pause()
+        assert app.current_view == "nodes" and table.has_focus
+        assert table.render_count == rendered
+        dark = table.rich_style.bgcolor
+        app.theme = "textual-light"
+        for _ in range(3):
+            await pilot.pause()
+        light = table.rich_style.bgcolor
+        assert light != dark
+        assert table.render_count > rendered
+        cached = next(iter(table._cache.values()))
+        assert cached._segments[0].style.bgcolor == light

@@ -243,6 +243,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self._recheck = False  # the visible rows' cells may have changed with time alone
         self._header_cache: Strip | None = None
         self._lines_size: Size | None = None  # the size the cached lines were made for
+        self._lines_style: Style | None = None  # the table's style they were made with
         self._widths_grew = False
         self._natural: dict[Hashable, tuple[int, ...]] = {}  # a rendered row's cell widths, for fitting
         self._last_posted: Hashable | None = object()
@@ -804,7 +805,14 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
+        # Focus moves on every view switch and restyles the cursor only, which is drawn over the
+        # cached lines as they are painted: the lines stand unless the table's own style changed
+        # (a theme), and a switch does not read and render every row on screen again.
         self._header_cache = None
+        style = self.rich_style
+        if style == self._lines_style:
+            return
+        self._lines_style = style
         self._cache.clear()
         self._held.clear()
 

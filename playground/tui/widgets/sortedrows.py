@@ -38,11 +38,9 @@ class SortedRows:
         return chain.from_iterable(self._blocks)
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, SortedRows):
-            return self._len == other._len and all(a == b for a, b in zip(self, other))
-        if isinstance(other, (list, tuple)):
-            return self._len == len(other) and all(a == b for a, b in zip(self, other))
-        return NotImplemented
+        if not isinstance(other, (SortedRows, list, tuple)):
+            return NotImplemented
+        return self._len == len(other) and all(a == b for a, b in zip(self, other))
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -90,16 +88,19 @@ class SortedRows:
             return self._len
         return self._starts()[b] + bisect_left(self._blocks[b], row)
 
-    def find(self, skey, key: Hashable) -> int | None:
-        """The index of the row whose tuple starts with (skey, key), if there is one."""
+    def _where(self, skey, key: Hashable) -> tuple[int, int] | None:
+        """(block, place in it) of the row whose tuple starts with (skey, key), if there is one."""
         b = bisect_left(self._maxes, (skey, key))
         if b == len(self._blocks):
             return None
         block = self._blocks[b]
         i = bisect_left(block, (skey, key))
-        if i < len(block) and block[i][1] == key:
-            return self._starts()[b] + i
-        return None
+        return (b, i) if i < len(block) and block[i][1] == key else None
+
+    def find(self, skey, key: Hashable) -> int | None:
+        """The index of the row whose tuple starts with (skey, key), if there is one."""
+        where = self._where(skey, key)
+        return None if where is None else self._starts()[where[0]] + where[1]
 
     # ---------------------------------------------------------------- writing
 
@@ -146,14 +147,11 @@ class SortedRows:
         """Remove the rows that start with each (sort key, key) of `rows`; absent ones are ignored."""
         blocks, maxes = self._blocks, self._maxes
         for row in rows:
-            prefix = (row[0], row[1])
-            b = bisect_left(maxes, prefix)
-            if b == len(blocks):
+            where = self._where(row[0], row[1])
+            if where is None:
                 continue
+            b, i = where
             block = blocks[b]
-            i = bisect_left(block, prefix)
-            if i == len(block) or block[i][1] != row[1]:
-                continue
             del block[i]
             self._len -= 1
             if block:

@@ -246,6 +246,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         if self._frame_timers is None:
             return
         fast = self.refresh_hz > SLOW_HZ and not self.runner.paused and not self.at_the_keys()
+        self.runner.watching = fast
         if fast != self._fast_frames:
             self._fast_frames = fast
             fast_timer, slow_timer = self._frame_timers

@@ -180,6 +180,80 @@ async def test_a_frame_cut_by_a_key_leaves_the_next_frame_the_plain_budget():
     assert r.frame_budget() == 0.005
 
 
+def costly_ticks(r: EngineRunner, clock: FakeClock, costs_ms: list[float]) -> None:
+    """Each tick of the runner's simulation takes the next of `costs_ms` of wall time (the last one
+    repeats), in place of what an earlier call set."""
+    step = getattr(r.sim.step, "untimed", r.sim.step)
+    costs = list(costs_ms)
+
+    def timed_step():
+        clock.now += (costs.pop(0) if len(costs) > 1 else costs[0]) / 1000
+        return step()
+
+    timed_step.untimed = step
+    r.sim.step = timed_step
+
+
+async def test_a_watched_frame_ends_before_a_tick_that_would_cross_its_budget():
+    """While the user watches, a frame's ticks end before one that, costing what the tick just run
+    cost, would end past the budget; at the keys a frame ends once the budget is spent, with most of
+    a tick past it. Either way at least one tick runs, however long."""
+    plain, clock = runner(paused=False, speed=1000, budget=0.008)
+    await plain.frame()
+    costly_ticks(plain, clock, [3.0])
+    clock.now += 0.1  # 100 ticks owed
+    result = await plain.frame()
+    assert result.ticks == 3 and abs(result.seconds - 0.009) < 1e-9  # 9 ms: past the 8 ms budget
+
+    watched, clock = runner(paused=False, speed=1000, budget=0.008)
+    watched.watching = True
+    await watched.frame()
+    costly_ticks(watched, clock, [3.0])
+    clock.now += 0.1
+    result = await watched.frame()
+    assert result.ticks == 2 and abs(result.seconds - 0.006) < 1e-9  # a third would end at 9 ms
+
+    costly_ticks(watched, clock, [1.0, 6.0, 1.0])  # judged by the tick just run: the 6 ms one ends it
+    result = await watched.frame()
+    assert result.ticks == 2 and abs(result.seconds - 0.007) < 1e-9
+
+    costly_ticks(watched, clock, [20.0])  # one tick longer than the budget still runs
+    result = await watched.frame()
+    assert result.ticks == 1 and abs(result.seconds - 0.020) < 1e-9
+
+
+async def test_a_watched_frame_behind_the_speed_may_take_up_to_its_own_bound():
+    from playground.tui.runner import MAX_BUDGET, MAX_WATCHING_BUDGET
+
+    r, clock = runner(paused=False, speed=1000, budget=0.005, per_read=0.001)
+    await r.frame()
+    clock.now += 0.1
+    await r.frame()
+    assert r.behind
+    clock.now += 1.0  # a long pause of the UI: the budget reaches its bound
+    assert r.frame_budget() == MAX_BUDGET
+    r.watching = True
+    assert r.frame_budget() == MAX_WATCHING_BUDGET > MAX_BUDGET
+
+
+async def test_the_runner_is_told_whether_the_user_watches():
+    """Frames 60 a second and the runner's `watching` go together: the clock running and no key
+    for INPUT_QUIET; at the keys or paused, 30 a second and not watching."""
+    from tui_helpers import make_app
+
+    app = make_app(auto_frames=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app._pick_frame_rate()
+        assert not app.runner.watching and not app._fast_frames  # paused
+        app.runner.set_paused(False)
+        app._input_at = -1e9  # no key for a long time
+        app._pick_frame_rate()
+        assert app.runner.watching and app._fast_frames
+        await pilot.press("down")
+        app._pick_frame_rate()
+        assert not app.runner.watching and not app._fast_frames
+
+
 async def running_at_1000(app) -> tuple[EngineRunner, FakeClock]:
     """The app's runner on a fake wall clock, running at x1000 with a 5 ms budget, its first frame
     run (it starts the wall clock: nothing owed yet)."""

@@ -23,6 +23,7 @@ from ...engine.nodeshutdown import shutdown_groups
 from ...units import format_age, format_duration
 from .. import format as fmt
 from .lines import Lines, SideBySide, TableBlock, as_lines
+from .scrollbar import SteadyScrollbars
 from .vtable import set_virtual_size, text_segments
 
 if TYPE_CHECKING:
@@ -345,7 +346,7 @@ DETAIL_PERIOD = 0.25
 _NOTHING = object()
 
 
-class DetailPane(ScrollView):
+class DetailPane(SteadyScrollbars, ScrollView):
     """A scrolling pane showing one renderable; the view sets what it shows each frame (`due`).
 
     It draws its content's lines itself (Textual's line API): its box is fixed by the layout

@@ -33,6 +33,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
+from .scrollbar import SteadyScrollbars
 from .sortedrows import SortedRows
 
 Cell = "str | Text"
@@ -136,7 +137,7 @@ def set_virtual_size(widget: ScrollView, size: Size, repaint: bool = True) -> No
         widget.virtual_size = size
 
 
-class VirtualTable(ScrollView, can_focus=True):
+class VirtualTable(SteadyScrollbars, ScrollView, can_focus=True):
     """A table that renders only its visible lines (see module doc)."""
 
     BINDINGS = [
@@ -547,11 +548,19 @@ class VirtualTable(ScrollView, can_focus=True):
         self._cursor_key = self._rows[self._cursor_index][1] if count else None
         self._update_virtual_size()
         if at_tail:
-            self.set_scroll(None, max(0, count + 1 - self.scrollable_content_region.height))
+            self._set_top(max(0, count + 1 - self.scrollable_content_region.height))
         elif 0 <= screen_line < self.visible_rows:
-            self.set_scroll(None, max(0, min(self._cursor_index - screen_line, self._max_top())))
+            self._set_top(max(0, min(self._cursor_index - screen_line, self._max_top())))
         self._post_cursor()
         self._repaint()
+
+    def _set_top(self, top: int) -> None:
+        """Scroll so that row `top` is the first shown, without the scroll watchers (whose repaint of
+        the whole table this table does line by line); the scrollbar's thumb follows, as the
+        watchers would have moved it."""
+        self.set_scroll(None, top)
+        if self.show_vertical_scrollbar:
+            self.vertical_scrollbar.position = self.scroll_y
 
     def _max_top(self) -> int:
         return max(0, len(self._rows) + 1 - self.scrollable_content_region.height)
@@ -716,9 +725,9 @@ class VirtualTable(ScrollView, can_focus=True):
         top = int(self.scroll_y)
         rows = self.visible_rows
         if self._cursor_index < top:
-            self.set_scroll(None, self._cursor_index)
+            self._set_top(self._cursor_index)
         elif self._cursor_index >= top + rows:
-            self.set_scroll(None, self._cursor_index - rows + 1)
+            self._set_top(self._cursor_index - rows + 1)
 
     def _post_cursor(self) -> None:
         if self._cursor_key != self._last_posted:
@@ -742,7 +751,7 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def action_last(self) -> None:
         self.move_cursor(len(self._rows) - 1)
-        self.set_scroll(None, self._max_top())
+        self._set_top(self._max_top())
 
     def action_scroll_left(self) -> None:
         self.scroll_to(x=self.scroll_x - 8, animate=False)

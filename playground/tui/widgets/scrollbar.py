@@ -76,20 +76,19 @@ class SteadyScrollbars:
 
     @property
     def vertical_scrollbar(self) -> ScrollBar:
-        if self._vertical_scrollbar is None:
-            self._vertical_scrollbar = bar = SteadyScrollBar(
-                vertical=True, name="vertical", thickness=self.scrollbar_size_vertical)
-            self._start_scrollbar(bar)
-        return self._vertical_scrollbar
+        return self._steady_scrollbar(True)
 
     @property
     def horizontal_scrollbar(self) -> ScrollBar:
-        if self._horizontal_scrollbar is None:
-            self._horizontal_scrollbar = bar = SteadyScrollBar(
-                vertical=False, name="horizontal", thickness=self.scrollbar_size_horizontal)
-            self._start_scrollbar(bar)
-        return self._horizontal_scrollbar
+        return self._steady_scrollbar(False)
 
-    def _start_scrollbar(self, bar: ScrollBar) -> None:
-        bar.display = False
-        self.app._start_widget(self, bar)
+    def _steady_scrollbar(self, vertical: bool) -> ScrollBar:
+        name = "vertical" if vertical else "horizontal"
+        bar = getattr(self, f"_{name}_scrollbar")
+        if bar is None:
+            thickness = self.scrollbar_size_vertical if vertical else self.scrollbar_size_horizontal
+            bar = SteadyScrollBar(vertical=vertical, name=name, thickness=thickness)
+            setattr(self, f"_{name}_scrollbar", bar)  # (before it starts, as Textual's)
+            bar.display = False
+            self.app._start_widget(self, bar)
+        return bar

@@ -85,3 +85,16 @@ def replay(writes, limit, buckets):
             assert recorder.total == plain.total
     finally:
         store.key_hash = hash
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 30), st.integers(0, 60), st.integers(-5, 70))
+def test_since_gives_the_events_recorded_after_those_seen(limit, recorded, seen):
+    """`since(seen)`: the Events recorded after the first `seen`, oldest first, as many as the bounded
+    log still holds (the plain reference: the log's tail)."""
+    recorder = EventRecorder(lambda: 0, limit)
+    for i in range(recorded):
+        recorder.record("Normal", "R", f"Pod/ns/p{i}", "m", "test")
+    new = recorder.total - seen
+    expected = [] if new <= 0 else list(recorder.events)[-min(new, len(recorder.events)):]
+    assert [id(e) for e in recorder.since(seen)] == [id(e) for e in expected]

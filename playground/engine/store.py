@@ -8,6 +8,7 @@ right, and so that watchers (the controllers' informers) hear about it in one pl
 from __future__ import annotations
 
 from collections import deque
+from itertools import islice
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
@@ -154,8 +155,10 @@ class EventRecorder:
         new = self.total - total_seen
         if new <= 0:
             return []
-        new = min(new, len(self.events))
-        return list(self.events)[-new:]
+        if new >= len(self.events):
+            return list(self.events)
+        # from the newest end: the UI asks each frame for a few Events of a log of thousands
+        return list(islice(reversed(self.events), new))[::-1]
 
 
 NodeWatcher = Callable[[str, Node], None]

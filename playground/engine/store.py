@@ -8,8 +8,8 @@ right, and so that watchers (the controllers' informers) hear about it in one pl
 from __future__ import annotations
 
 from collections import deque
-from itertools import islice
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Callable, Iterable
 
 from .objects import (

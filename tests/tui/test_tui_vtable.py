@@ -234,6 +234,25 @@ async def test_a_column_narrows_again_when_the_long_value_is_gone_and_after_a_re
         assert name.width == 8
 
 
+async def test_short_of_room_the_flex_column_narrows_to_its_label_before_the_table_scrolls_sideways():
+    # NAME (9: "row-00000") and VALUE (flex, at least 10) with a cell of padding each side need 23
+    # cells; VALUE's floor is its label and a sort arrow (6); the vertical scrollbar takes 2.
+    for width, floor_fits in ((25, True), (24, True), (21, True), (20, False)):
+        app = TableApp()
+        async with app.run_test(size=(width, 12)) as pilot:
+            table = app.query_one(VirtualTable)
+            table.upsert(keys(100))
+            await pilot.pause()
+            await pilot.pause()
+            room = table.scrollable_content_region.width
+            name, value = table._column_widths()
+            assert table.show_vertical_scrollbar and room == width - 2 and name == 9
+            assert value == max(room - name - 4, len("VALUE") + 1)
+            assert table.show_horizontal_scrollbar is not floor_fits
+            if floor_fits:  # the whole row shows: NAME, then VALUE as wide as the room left
+                assert len(table._row_strip(0).text) == room
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 400)), unique_by=lambda e: e[1], max_size=300),
        st.data())

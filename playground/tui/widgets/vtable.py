@@ -59,6 +59,11 @@ class Column:
         self.min_width = self.width
 
 
+def flex_floor(column: Column) -> int:
+    """The narrowest a flex column gets: its label and a sort arrow."""
+    return min(column.width, cell_len(column.label) + 1)
+
+
 class Descending:
     """A sort value in reverse order, so that rows sorted descending stay one ascending list (bisect)."""
 
@@ -781,13 +786,17 @@ class VirtualTable(SteadyScrollbars, ScrollView, can_focus=True):
         total = sum(widths) + pad * len(widths)
         room = self.scrollable_content_region.width
         flex = [i for i, c in enumerate(self.columns) if c.flex]
-        if flex and room > total:
-            widths[flex[-1]] += room - total
+        if flex:
+            last = flex[-1]
+            # Short of room (a narrow terminal, or the vertical scrollbar's two cells), the flex
+            # column gives up its minimum down to its label before the table scrolls sideways.
+            widths[last] = max(widths[last] + room - total, flex_floor(self.columns[last]))
         return widths
 
     def _update_virtual_size(self) -> None:
         pad = 2 * self.cell_padding
-        width = sum(c.width + pad for c in self.columns)  # a flex column counts at its minimum
+        # a flex column counts at its floor: it shrinks to fit before a horizontal scrollbar shows
+        width = sum((flex_floor(c) if c.flex else c.width) + pad for c in self.columns)
         # In a zone outage pods come and go every frame: no layout of the screen for that, and no
         # paint of the whole table either (28 lines at 0.3 ms each, most frames): the rows and their
         # count are changed under _keep_place, whose _repaint compares each screen line with what it

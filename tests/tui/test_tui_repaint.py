@@ -15,7 +15,9 @@ from textual.widgets import Static
 
 from playground.tui.widgets.vtable import Column, VirtualTable
 
+from test_tui_keys import press, row
 from test_tui_vtable import Source, keys
+from tui_helpers import SIZE, make_app
 
 EXAMPLES = int(os.environ.get("HYPOTHESIS_EXAMPLES", "12"))
 
@@ -178,6 +180,30 @@ def test_incremental_repaints_show_what_a_whole_repaint_shows(actions):
     import asyncio
 
     asyncio.run(incremental_matches_whole(actions))
+
+
+async def test_a_table_hidden_while_time_moved_reads_its_rows_when_shown_again():
+    """The example hypothesis found: a row that changed with time alone while its table was hidden
+    (another view shown) kept its old line once the table showed again."""
+    await incremental_matches_whole([("hide", 0, ""), ("set", 2, "x")])
+
+
+async def test_a_view_shown_again_after_steps_in_another_shows_the_current_ages():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.advance(5)
+        await press(pilot, "2")
+        table = app.views["pods"].table
+        key = table.cursor_key
+        name = key.split("/")[1]
+        before = row(app, "pods", key)["age"]
+        await press(pilot, "1")
+        await app.advance(20)  # nothing happens to the pods: only their ages move
+        await press(pilot, "2")
+        now = row(app, "pods", key)["age"]
+        assert (before, now) == ("5s", "25s")
+        line = next(line for line in screen_text(app) if name in line)
+        assert now in line.split() and before not in line.split()
 
 
 # ---------------------------------------------------------------- property: held times, never held state

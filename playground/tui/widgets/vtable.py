@@ -247,6 +247,7 @@ class VirtualTable(SteadyScrollbars, ScrollView, can_focus=True):
         self._painted: dict[int, tuple | None] = {}
         self._repaint_pending = False
         self._recheck = False  # the visible rows' cells may have changed with time alone
+        self._recheck_when_shown = False  # time moved while the table was hidden (no size)
         self._header_cache: Strip | None = None
         self._lines_size: Size | None = None  # the size the cached lines were made for
         self._lines_style: Style | None = None  # the table's style they were made with
@@ -626,7 +627,10 @@ class VirtualTable(SteadyScrollbars, ScrollView, can_focus=True):
         self._repaint_pending = False
         recheck, self._recheck = self._recheck, False
         if not self.is_mounted or not self.size:
-            return  # the layout that gives it a size paints it
+            # The layout that gives it a size paints it, but a table shown again keeps the lines it
+            # had: the rows are read again then if time moved meanwhile (their ages).
+            self._recheck_when_shown |= recheck
+            return
         if not self.source.readable():
             self.refresh()  # the lines as last painted now; the frame after the engine's step repaints
             return
@@ -805,6 +809,7 @@ class VirtualTable(SteadyScrollbars, ScrollView, can_focus=True):
 
     def on_resize(self, event: events.Resize) -> None:
         self._update_virtual_size()
+        self._recheck_owed()
         # A view shown again gets a Resize of the size it had: its lines stand (a second paint of the
         # whole table on every view switch otherwise).
         if event.size == self._lines_size:
@@ -820,6 +825,12 @@ class VirtualTable(SteadyScrollbars, ScrollView, can_focus=True):
         # Its content may have changed while hidden, without a layout (`keeps_its_box`).
         if self.container_size:
             self._scroll_update(self.virtual_size)
+        self._recheck_owed()
+
+    def _recheck_owed(self) -> None:
+        if self._recheck_when_shown:
+            self._recheck_when_shown = False
+            self._repaint(recheck=True)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()

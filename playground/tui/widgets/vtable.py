@@ -628,7 +628,7 @@ class VirtualTable(SteadyScrollbars, ScrollView, can_focus=True):
         recheck, self._recheck = self._recheck, False
         if not self.is_mounted or not self.size:
             # The layout that gives it a size paints it, but a table shown again keeps the lines it
-            # had: the rows are read again then if time moved meanwhile (their ages).
+            # had: its next paint reads the rows again if time moved meanwhile (render_lines).
             self._recheck_when_shown |= recheck
             return
         if not self.source.readable():
@@ -675,6 +675,12 @@ class VirtualTable(SteadyScrollbars, ScrollView, can_focus=True):
             a == b for i, (a, b) in enumerate(zip(old, new)) if i not in timed)
 
     def render_lines(self, crop):
+        if self._recheck_when_shown and self.size:
+            # Shown again: its first paint reads the rows time changed (a Show or Resize handled
+            # after that paint would leave the old lines on screen for a frame).
+            self._recheck_when_shown = False
+            self._recheck = True
+            self._repaint_changed()
         # The widget's style walks its ancestors each time it is read: once a paint, not twice a line.
         self._line_style = self.rich_style
         try:
@@ -809,7 +815,6 @@ class VirtualTable(SteadyScrollbars, ScrollView, can_focus=True):
 
     def on_resize(self, event: events.Resize) -> None:
         self._update_virtual_size()
-        self._recheck_owed()
         # A view shown again gets a Resize of the size it had: its lines stand (a second paint of the
         # whole table on every view switch otherwise).
         if event.size == self._lines_size:
@@ -825,12 +830,6 @@ class VirtualTable(SteadyScrollbars, ScrollView, can_focus=True):
         # Its content may have changed while hidden, without a layout (`keeps_its_box`).
         if self.container_size:
             self._scroll_update(self.virtual_size)
-        self._recheck_owed()
-
-    def _recheck_owed(self) -> None:
-        if self._recheck_when_shown:
-            self._recheck_when_shown = False
-            self._repaint(recheck=True)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()

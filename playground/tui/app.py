@@ -20,6 +20,7 @@ import time
 from collections import deque
 from datetime import datetime
 from pathlib import Path
+from typing import Callable
 
 from rich.text import Text
 from textual import events, work
@@ -104,6 +105,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         self.sim.scheduler.progress = self.opening.report
         self.refresh_hz = refresh_hz
         self._input_at = float("-inf")  # time.monotonic() of the last key or click
+        self._idle_actions: list[Callable[[], None]] = []  # waiting for the engine (when_engine_idle)
         self._frame_timers: tuple[Timer, Timer] | None = None  # (refresh_hz, SLOW_HZ): one runs
         self._fast_frames = False
         self.epoch = epoch
@@ -188,6 +190,27 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
     @property
     def engine_idle(self) -> bool:
         return not self.runner.busy
+
+    def when_engine_idle(self, action: Callable[[], None]) -> None:
+        """Run `action` (it reads the engine's state) now if the engine is idle, else once the running
+        frame's ticks end (a key ends them after the current tick): a key pressed while the engine
+        runs is answered, not dropped. Actions waiting run in the order they came."""
+        if self.engine_idle and not self._idle_actions:
+            action()
+            return
+        self._idle_actions.append(action)
+        if len(self._idle_actions) == 1:
+            self.run_worker(self._run_idle_actions(), group="idle-actions", name="when idle")
+
+    async def _run_idle_actions(self) -> None:
+        while self._idle_actions:
+            # Checked again after the wait: another frame may have started before this ran. No frame
+            # starts between the check and the actions (both run on this event loop).
+            while not self.engine_idle:
+                await self.runner.wait_idle()
+            actions, self._idle_actions = self._idle_actions, []
+            for action in actions:
+                action()
 
     def at_the_keys(self) -> bool:
         """A key or a click less than INPUT_QUIET wall seconds ago: the user is likely to switch views."""

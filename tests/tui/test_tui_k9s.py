@@ -42,6 +42,27 @@ async def test_shift_letter_sorts_the_nodes_and_again_reverses_keeping_the_curso
         assert table.keys() == ["b-2", "b-1", "a-2", "a-1"]
 
 
+async def test_sort_and_filter_keys_pressed_while_the_engine_runs_are_answered_in_order():
+    # At x1000 the engine's thread runs ticks most of the time: a key that came meanwhile used to be
+    # dropped (5 of 12 sort keys at 150,000 pods). It now waits for the frame's ticks to end.
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await outage(app, pilot)
+        table = app.nodes_view.table
+        app.runner._set_busy(True)  # a frame's ticks run in the engine thread
+        await press(pilot, "L")
+        await press(pilot, "L")
+        app.nodes_view.apply_filter("b-")
+        await pilot.pause()
+        assert table.sort is None and table.filter == ""  # nothing reads the engine meanwhile
+        app.runner._set_busy(False)
+        await pilot.pause()
+        await pilot.pause()
+        assert table.sort == ("lease", True)  # both keys, in order: ascending, then descending
+        assert table.filter == "b-" and table.keys() == ["b-1", "b-2"]
+        assert "sorted by LEASE AGE ↓" in app.nodes_view.title_bar.content.plain
+
+
 async def test_a_sorted_table_follows_the_rows_as_they_change():
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

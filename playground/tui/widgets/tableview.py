@@ -164,8 +164,9 @@ class TableView(Vertical):
         return True
 
     def action_sort(self, column: str) -> None:
-        if not self.playground.engine_idle:
-            return
+        self.playground.when_engine_idle(lambda: self._sort(column))
+
+    def _sort(self, column: str) -> None:
         self.table.toggle_sort(column)
         self.update_title()
 
@@ -217,9 +218,9 @@ class TableView(Vertical):
         self.table.focus()
 
     def apply_filter(self, text: str) -> None:
-        if not self.playground.engine_idle:
-            self._filter_timer = self.set_timer(0.05, lambda: self.apply_filter(text))
-            return
+        self.playground.when_engine_idle(lambda: self._filter(text))
+
+    def _filter(self, text: str) -> None:
         self.table.set_filter(text)
         self.update_title()
 

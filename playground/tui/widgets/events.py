@@ -155,6 +155,12 @@ class EventsView(TableView):
             return
         drop, upsert = list(self._drop), list(self._upsert)
         self._upsert, self._drop = {}, set()
+        if len(drop) > len(self.events) // 2:
+            # Most of the log went while hidden (at x1000, all of it in a few seconds): building the
+            # table again costs a tenth of taking out and putting in each row.
+            self.table.replace_all(self.events, keep_widths=True)
+            self.table.invalidate(upsert)  # repeats counted on rows that stayed
+            return
         if drop:
             self.table.remove(drop)
         if upsert:

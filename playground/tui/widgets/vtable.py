@@ -398,12 +398,14 @@ class VirtualTable(SteadyScrollbars, ScrollView, can_focus=True):
 
     # ---------------------------------------------------------------- changes
 
-    def replace_all(self, keys: Iterable[Hashable]) -> None:
-        """Set the rows from scratch (loading a scenario). Not for per-tick use."""
-        for column in self.columns:
-            column.width = column.min_width
-        self._header_cache = None
-        self._natural.clear()
+    def replace_all(self, keys: Iterable[Hashable], keep_widths: bool = False) -> None:
+        """Set the rows from scratch (loading a scenario; `keep_widths`: a log whose rows were mostly
+        replaced, whose columns keep fitting what they showed). Not for per-tick use."""
+        if not keep_widths:
+            for column in self.columns:
+                column.width = column.min_width
+            self._header_cache = None
+            self._natural.clear()
         self._skeys = {key: self._row_sort_key(key) for key in keys}
         if self._stable:
             texts = self._texts = dict(self._source_texts(self._skeys))

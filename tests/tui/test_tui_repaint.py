@@ -13,11 +13,12 @@ from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from playground.engine import Operation
 from playground.tui.widgets.vtable import Column, VirtualTable
 
 from test_tui_keys import press, row
 from test_tui_vtable import Source, keys
-from tui_helpers import SIZE, make_app
+from tui_helpers import SIZE, make_app, settle
 
 EXAMPLES = int(os.environ.get("HYPOTHESIS_EXAMPLES", "12"))
 
@@ -204,6 +205,28 @@ async def test_a_view_shown_again_after_steps_in_another_shows_the_current_ages(
         assert (before, now) == ("5s", "25s")
         line = next(line for line in screen_text(app) if name in line)
         assert now in line.split() and before not in line.split()
+
+
+async def test_every_view_shown_again_after_steps_in_another_shows_what_a_fresh_fill_shows():
+    # Before the fix every view kept its ages (AGE, LEASE AGE, RENEW TIME, LAST SEEN, ...) as they
+    # were when it was hidden, until something else repainted its rows.
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.advance(5)
+        app.sim.apply(Operation("power-off", node="b-1"))
+        for view in "234571":
+            await press(pilot, view)
+            await press(pilot, "1" if view != "1" else "2")
+            await app.advance(37)
+            await press(pilot, view)
+            shown = screen_text(app)
+            current = app.views[app.current_view]
+            key = current.table.cursor_key
+            current.load()
+            current.table.select_key(key)
+            current.table._invalidate_all()
+            await settle(pilot)
+            assert shown == screen_text(app), view
 
 
 # ---------------------------------------------------------------- property: held times, never held state

@@ -156,3 +156,15 @@ async def test_describe_needs_a_node_or_a_pod():
         await press(pilot, "5", "v")
         assert not isinstance(app.screen, ObjectScreen)
         assert app.messages[-1][0] == "warning"
+
+
+async def test_the_pods_sources_bulk_sort_values_are_its_sort_values():
+    from playground.tui.widgets.pods import POD_SORT_VALUES
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await outage(app, pilot)
+        source = app.views["pods"].table.source
+        keys = [*app.sim.store.pods, "default/gone"]
+        for column in [*POD_SORT_VALUES, "unknown"]:
+            assert list(source.sort_values(column, keys)) == [(k, source.sort_value(column, k)) for k in keys]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from hypothesis import given, settings, strategies as st
 from textual.app import App, ComposeResult
 
-from playground.tui.widgets.vtable import Column, VirtualTable
+from playground.tui.widgets.vtable import Column, Descending, VirtualTable
 
 
 class Source:
@@ -274,3 +276,48 @@ def test_rows_go_in_and_out_in_sorted_place(pairs, data):
     shrunk.remove(list(gone))
     assert list(grown) == sorted(present + added)
     assert list(shrunk) == [entry for entry in present if entry not in gone]
+
+
+class ValueSource(Source):
+    """Rows with a value to sort by (ties likely); `bulk` gives the values as the pods' source does."""
+
+    def __init__(self, bulk: bool) -> None:
+        super().__init__()
+        self.numbers: dict[str, object] = {}
+        if bulk:
+            self.sort_values = lambda column, keys: ((key, self.sort_value(column, key)) for key in keys)
+
+    def sort_value(self, column, key):
+        return (0, self.numbers[key]) if column == "value" else NotImplemented
+
+
+async def sorted_like_the_plain_order(values: dict[str, object], descending: bool, bulk: bool,
+                                      changes: dict[str, object]) -> None:
+    app = TableApp()
+    source = app.source = ValueSource(bulk)
+    async with app.run_test(size=(60, 12)):
+        table = app.query_one(VirtualTable)
+        table.source = source
+        source.numbers.update(values)
+        table.upsert(list(values))
+        table.sort_by("value", descending)
+
+        def plain() -> list[str]:
+            # the rows' entries as the table compares them, sorted by Python's tuple comparison
+            wrap = Descending if descending else (lambda v: v)
+            return sorted(values, key=lambda k: (wrap((0, source.numbers[k])), k))
+
+        assert table.keys() == plain()
+        source.numbers.update(changes)  # rows that move afterwards go in by bisection
+        table.upsert(list(changes))
+        assert table.keys() == plain()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.text("abc", min_size=1, max_size=4), st.integers(0, 3), max_size=40),
+       st.booleans(), st.booleans(), st.data())
+def test_a_sort_orders_rows_as_their_entries_compare(values, descending, bulk, data):
+    """The one-off sort (the source's bulk values; descending, two stable sorts of the plain values)
+    orders the rows as sorting their entries, Descending wrappers and all, does."""
+    changes = data.draw(st.dictionaries(st.sampled_from(sorted(values)), st.integers(0, 3))) if values else {}
+    asyncio.run(sorted_like_the_plain_order(values, descending, bulk, changes))

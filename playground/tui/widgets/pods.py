@@ -3,7 +3,7 @@ selected pod's detail under the table."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Hashable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, Iterator
 
 from rich.text import Text
 from textual import on
@@ -18,6 +18,7 @@ from .tableview import Source, TableView, sort_bindings
 from .vtable import Column, VirtualTable
 
 if TYPE_CHECKING:
+    from ...engine import Simulation
     from ...engine.objects import Pod
     from ..app import PlaygroundApp
 
@@ -52,6 +53,9 @@ class PodSource(Source):
             return (1,)
         return (0, pod_sort_value(pod, column))
 
+    def sort_values(self, column: str, keys: Iterable[Hashable]) -> Iterator[tuple[Hashable, Any]]:
+        return pod_sort_values(self.sim, column, keys)
+
     # Everything the text is made of marks the pod changed, so the table keeps the texts (a filter
     # over 150,000 pods is then a substring test per row).
     stable_match_text = True
@@ -68,27 +72,36 @@ class PodSource(Source):
             yield key, str(key) if pod is None else pod_match_text(pod)
 
 
-def pod_sort_value(pod: "Pod", column: str):
-    """A pod's value for a column of the pod tables (what changes marks the pod changed)."""
-    if column == "namespace":
-        return pod.namespace
-    if column == "name":
-        return pod.name
-    if column == "ready":
-        return fmt.pod_ready(pod)
-    if column == "status":
-        return fmt.pod_status(pod)
-    if column in ("node", "nominated"):
-        return (pod.node_name if column == "node" else pod.nominated_node_name) or "~"  # <none> last
-    if column == "priority":
-        return pod.priority
-    if column == "cpu":
-        return pod.cpu
-    if column == "memory":
-        return pod.memory
-    if column == "age":
-        return -pod.creation_time
+# A pod's value for each column of the pod tables (what changes marks the pod changed).
+POD_SORT_VALUES: dict[str, Callable[["Pod"], Any]] = {
+    "namespace": lambda pod: pod.namespace,
+    "name": lambda pod: pod.name,
+    "ready": fmt.pod_ready,
+    "status": fmt.pod_status,
+    "node": lambda pod: pod.node_name or "~",  # <none> last
+    "nominated": lambda pod: pod.nominated_node_name or "~",
+    "priority": lambda pod: pod.priority,
+    "cpu": lambda pod: pod.cpu,
+    "memory": lambda pod: pod.memory,
+    "age": lambda pod: -pod.creation_time,
+}
+
+
+def _pod_key(pod: "Pod") -> str:
     return str(pod.key)
+
+
+def pod_sort_value(pod: "Pod", column: str):
+    return POD_SORT_VALUES.get(column, _pod_key)(pod)
+
+
+def pod_sort_values(sim: "Simulation", column: str, keys: Iterable[Hashable]) -> Iterator[tuple[Hashable, Any]]:
+    """(key, sort value) of many rows, as their sources' `sort_value` gives them (a sort reads every row)."""
+    pods = sim.store.pods
+    value_of = POD_SORT_VALUES.get(column, _pod_key)
+    for key in keys:
+        pod = pods.get(str(key))
+        yield key, (1,) if pod is None else (0, value_of(pod))
 
 
 def pod_match_text(pod: "Pod") -> str:

@@ -33,6 +33,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
+from ...gcpause import no_gc
 from .scrollbar import SteadyScrollbars
 from .sortedrows import SortedRows
 
@@ -86,6 +87,18 @@ class Descending:
 
     def __repr__(self) -> str:
         return f"Descending({self.value!r})"
+
+
+def _own_key(entry: tuple) -> Any:
+    return entry[0][1]  # a sorted row's entry: ((value, its own sort key), key, ...)
+
+
+def _value(entry: tuple) -> Any:
+    return entry[0][0]
+
+
+def _descending_value(entry: tuple) -> Any:
+    return entry[0][0].value
 
 
 class RowSource(Protocol):
@@ -325,6 +338,22 @@ class VirtualTable(SteadyScrollbars, ScrollView, can_focus=True):
         value = self._sort_value(column, key)
         return (Descending(value) if descending else value, own)
 
+    def _sort_keys(self, keys: Iterable[Hashable]) -> dict[Hashable, Any]:
+        """_row_sort_key of many rows (a sort reads every row), the values through the source's bulk
+        `sort_values(column, keys)` when it has one: 150,000 calls less of each step."""
+        own = self.source.sort_key
+        if self._sort is None:
+            return {key: own(key) for key in keys}
+        column, descending = self._sort
+        bulk = getattr(self.source, "sort_values", None)
+        if bulk is not None:
+            pairs = bulk(column, keys)
+        else:
+            pairs = ((key, self._sort_value(column, key)) for key in keys)
+        if descending:
+            return {key: (Descending(value), own(key)) for key, value in pairs}
+        return {key: (value, own(key)) for key, value in pairs}
+
     def _sort_value(self, column: str, key: Hashable) -> Any:
         by_source = getattr(self.source, "sort_value", None)
         if by_source is not None:
@@ -357,10 +386,25 @@ class VirtualTable(SteadyScrollbars, ScrollView, can_focus=True):
         """Sort keys again (a sort by a column whose values change with time alone)."""
         if not self.source.readable():
             return
-        skeys = {key: self._row_sort_key(key) for key in self._skeys}
-        self._skeys = skeys
-        self._all = SortedRows(sorted((skeys[entry[1]], *entry[1:]) for entry in self._all))
+        with no_gc():  # 300,000 tuples that stay: the collector would walk them again and again
+            skeys = self._skeys = self._sort_keys(self._skeys)
+            entries = self._in_order([(skeys[entry[1]], *entry[1:]) for entry in self._all])
+            self._all = SortedRows(entries)
         self._rebuild_rows()
+
+    def _in_order(self, entries: list) -> list:
+        """The entries sorted as they compare (SortedRows keeps them so). Sorted by a column, the same
+        order comes from two stable sorts on plain keys: the rows' own keys, then the column's values
+        (reversed for a descending sort). Python sorts a list of plain keys with comparisons made for
+        their type; entries ((value, own key), key, ...) compare as nested tuples, and a Descending
+        value in Python: a sort of 150,000 pods took 0.4-1.1 s that way."""
+        if self._sort is None:
+            entries.sort()
+            return entries
+        descending = self._sort[1]
+        entries.sort(key=_own_key)
+        entries.sort(key=_descending_value if descending else _value, reverse=descending)
+        return entries
 
     @property
     def sort_volatile(self) -> bool:
@@ -406,12 +450,14 @@ class VirtualTable(SteadyScrollbars, ScrollView, can_focus=True):
                 column.width = column.min_width
             self._header_cache = None
             self._natural.clear()
-        self._skeys = {key: self._row_sort_key(key) for key in keys}
-        if self._stable:
-            texts = self._texts = dict(self._source_texts(self._skeys))
-            self._all = SortedRows(sorted((skey, key, texts[key]) for key, skey in self._skeys.items()))
-        else:
-            self._all = SortedRows(sorted((skey, key) for key, skey in self._skeys.items()))
+        with no_gc():
+            self._skeys = self._sort_keys(keys)
+            if self._stable:
+                texts = self._texts = dict(self._source_texts(self._skeys))
+                entries = [(skey, key, texts[key]) for key, skey in self._skeys.items()]
+            else:
+                entries = [(skey, key) for key, skey in self._skeys.items()]
+            self._all = SortedRows(self._in_order(entries))
         self._rebuild_rows()
 
     def _source_texts(self, keys: Iterable[Hashable]) -> Iterator[tuple[Hashable, str]]:

@@ -33,6 +33,8 @@ class Source:
     def readable(self) -> bool:
         return True
 
+    sort_key_is_key = True  # as the Pods view's source
+
     def sort_key(self, key):
         return key
 

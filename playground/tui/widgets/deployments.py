@@ -38,6 +38,8 @@ DEPLOYMENT_BINDINGS = [
 
 
 class DeploymentSource(Source):
+    sort_key_is_key = True
+
     def sort_key(self, key: Hashable):
         return key
 

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
 
 class EventSource(Source):
+    sort_key_is_key = True
+
     def sort_key(self, key: Hashable):
         return key
 

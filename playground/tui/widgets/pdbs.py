@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 
 
 class PDBSource(Source):
+    sort_key_is_key = True
+
     def sort_key(self, key: Hashable):
         return key
 

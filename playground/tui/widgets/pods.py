@@ -26,6 +26,8 @@ CATCH_UP_AT = 1_000  # pods noted while hidden that make the table catch up (at 
 
 
 class PodSource(Source):
+    sort_key_is_key = True
+
     def sort_key(self, key: Hashable):
         return key
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any, Hashable, Iterable, Iterator, Protocol, Sequence
 
 from rich.cells import cell_len, set_cell_size
@@ -89,6 +90,9 @@ class Descending:
         return f"Descending({self.value!r})"
 
 
+_key = itemgetter(1)
+
+
 def _own_key(entry: tuple) -> Any:
     return entry[0][1]  # a sorted row's entry: ((value, its own sort key), key, ...)
 
@@ -111,6 +115,9 @@ class RowSource(Protocol):
     def readable(self) -> bool: ...
 
     def sort_key(self, key: Hashable) -> Any: ...
+
+    # Optional: `sort_key_is_key = True` when sort_key(key) is the key itself (a sort skips a pass);
+    # `sort_values(column, keys)`, the (key, sort_value(column, key)) of many rows at once.
 
     def cells(self, key: Hashable) -> Sequence["str | Text"]: ...
 
@@ -405,9 +412,12 @@ class VirtualTable(SteadyScrollbars, ScrollView, can_focus=True):
             entries.sort()
             return entries
         descending = self._sort[1]
-        entries.sort(key=_own_key)
-        if len(set(map(_own_key, entries))) < len(entries):
-            entries.sort(key=_own_key_and_key)  # rows whose own keys are equal go by their keys
+        if getattr(self.source, "sort_key_is_key", False):
+            entries.sort(key=_key)  # (the rows' own sort keys are their keys: all different)
+        else:
+            entries.sort(key=_own_key)
+            if len(set(map(_own_key, entries))) < len(entries):
+                entries.sort(key=_own_key_and_key)  # rows whose own keys are equal go by their keys
         entries.sort(key=_descending_value if descending else _value, reverse=descending)
         return entries
 

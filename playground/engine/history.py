@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING
 
 from .clock import Clock
 from .metrics import ClusterCounts, Series
+from .objects import set_attributes
 from .operations import Operation, Operations
 
 if TYPE_CHECKING:
@@ -56,9 +57,13 @@ if TYPE_CHECKING:
 
 DEFAULT_BUDGET = 256 * 2**20  # bytes of checkpoints kept
 KEEP_NEWEST = 4  # checkpoints never thinned, so the last minutes stay cheap to step back through
-# Pods and nodes from which a checkpoint is written by a forked child (see _Writer): below it, pickling
-# in-process takes a few ms and costs less than a fork.
+# The size (pods, and nodes counted as NODE_WEIGHT pods each) from which a checkpoint is written by a
+# forked child (see _Writer): below it, pickling in-process costs less than a fork. A node brings its
+# Node, Lease and kubelet: pickling 5,000 nodes without pods (the TUI's first checkpoint, before the
+# open) took 0.15-0.2 s, as long as about 15,000 pods. Pickling in-process also leaves the live
+# components' attributes in their __dict__ (see objects.set_attributes), which a child's does not.
 FORK_FROM = 20_000
+NODE_WEIGHT = 4
 # Attributes of a Simulation that are not its state: the scenario (read-only, shared) and the history.
 NOT_STATE = ("scenario", "history", "open_cache")
 
@@ -89,7 +94,7 @@ def _new_operations(sim: "Simulation", history: list) -> Operations:
 _SLOT_WRITERS: dict[type, types.FunctionType] = {}
 _WRITER_CLASS: dict[types.FunctionType, type] = {}
 # How objects of a class are pickled: None (the default way) or (reader of the slot values, writer).
-_PLANS: dict[type, "tuple[operator.attrgetter, types.FunctionType] | None"] = {}
+_PLANS: dict[type, "tuple[operator.attrgetter, types.FunctionType] | str | None"] = {}
 
 
 def _slot_writer(cls: type) -> types.FunctionType:
@@ -105,17 +110,26 @@ def _slot_writer(cls: type) -> types.FunctionType:
     return writer
 
 
-def _plan(cls: type) -> "tuple[operator.attrgetter, types.FunctionType] | None":
-    """Values in slot order for a plain slotted class; None when its objects keep the default
-    pickling: not slotted all the way (a __dict__), a class that pickles or sets attributes its own
-    way (frozen dataclasses, __getstate__, __reduce__), or fewer than two slots."""
+_DICT = "dict"  # the plan of a plain class whose objects keep their attributes in their own __dict__
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python, not a built-in type
+
+
+def _plan(cls: type) -> "tuple[operator.attrgetter, types.FunctionType] | str | None":
+    """Values in slot order for a plain slotted class; _DICT for a plain class without slots; None
+    when its objects keep the default pickling: slots and a __dict__ mixed, a built-in type or a
+    subclass of one (a dict subclass pickles its items too), a class that pickles or sets attributes
+    its own way (frozen dataclasses, __getstate__, __reduce__, __getnewargs__), or one slot."""
+    own_way = not (cls.__setattr__ is object.__setattr__
+                   and cls.__reduce_ex__ is object.__reduce_ex__ and cls.__reduce__ is object.__reduce__
+                   and cls.__getstate__ is object.__getstate__ and not hasattr(cls, "__setstate__"))
+    if own_way or not all(c is object or c.__flags__ & _HEAPTYPE for c in cls.__mro__):
+        return None
+    if not any("__slots__" in c.__dict__ for c in cls.__mro__[:-1]):
+        no_args = not hasattr(cls, "__getnewargs_ex__") and not hasattr(cls, "__getnewargs__")
+        return _DICT if no_args and cls.__dictoffset__ != 0 else None
     names = copyreg._slotnames(cls)
-    plain = (all("__slots__" in c.__dict__ for c in cls.__mro__[:-1])
-             and cls.__dictoffset__ == 0
-             and cls.__setattr__ is object.__setattr__
-             and cls.__reduce_ex__ is object.__reduce_ex__ and cls.__reduce__ is object.__reduce__
-             and cls.__getstate__ is object.__getstate__ and not hasattr(cls, "__setstate__"))
-    if plain and len(names) > 1:  # attrgetter of one name returns the value, not a tuple
+    slotted = all("__slots__" in c.__dict__ for c in cls.__mro__[:-1]) and cls.__dictoffset__ == 0
+    if slotted and len(names) > 1:  # attrgetter of one name returns the value, not a tuple
         return operator.attrgetter(*names), _slot_writer(cls)
     return None
 
@@ -138,6 +152,10 @@ class _CheckpointPickler(pickle.Pickler):
             if cls is types.FunctionType and obj in _WRITER_CLASS:
                 return _slot_writer, (_WRITER_CLASS[obj],)
             return NotImplemented
+        if plan is _DICT:
+            # (this asks for the object's __dict__: see set_attributes; a forked child's asking
+            # leaves the parent's objects as they are)
+            return copyreg.__newobj__, (cls,), obj.__dict__, None, None, set_attributes
         try:
             values = plan[0](obj)
         except AttributeError:  # a slot never set: the default pickling leaves it unset too
@@ -438,7 +456,7 @@ class History:
         if self.writer is not None:
             self._collect(block=True)
         cp = Checkpoint(sim.clock.now, self.applied, b"")
-        if self.fork_from is not None and len(sim.store.pods) + len(sim.store.nodes) >= self.fork_from:
+        if self.fork_from is not None and len(sim.store.pods) + NODE_WEIGHT * len(sim.store.nodes) >= self.fork_from:
             try:
                 self.writer = _Writer(cp, lambda out: self._dump(sim, out))
             except OSError:  # no fork here after all (e.g. no memory for the page tables)

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from ..clock import PHASE_SCHEDULER, Wakeup
-from ..objects import FALSE, PREFER_NO_SCHEDULE, TRUE, Node, Pod, Taint
+from ..objects import FALSE, PREFER_NO_SCHEDULE, TRUE, Node, Pod, Taint, set_attributes
 from ..store import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, watches
 from .framework import (
     ASSIGNED_POD_ADD,
@@ -874,7 +874,7 @@ class Scheduler:
 
     def __setstate__(self, state: dict) -> None:
         # A restored checkpoint holds copies of the default tuples; the fast paths test identity.
-        self.__dict__.update(state)
+        set_attributes(self, state)  # (not through __dict__: see objects.set_attributes)
         if self.filters == DEFAULT_FILTERS:
             self.filters = DEFAULT_FILTERS
         if self.scores == DEFAULT_SCORES:

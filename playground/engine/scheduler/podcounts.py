@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..objects import LabelSelector, Pod
+from ..objects import LabelSelector, Pod, set_attributes
 from ..store import watches
 
 if TYPE_CHECKING:
@@ -100,7 +100,7 @@ class PodCounts:
     def __setstate__(self, state: dict) -> None:
         # Classes are keyed by the id of the labels they hold; a restored checkpoint (time travel)
         # holds new objects, so the keys are made again from them.
-        self.__dict__.update(state)
+        set_attributes(self, state)  # (not through __dict__: see objects.set_attributes)
         self.classes = {(cls.namespace, id(cls.labels)): cls for cls in state["classes"].values()}
         self._last = {}
         self._held = None

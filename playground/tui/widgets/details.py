@@ -345,6 +345,9 @@ DETAIL_PERIOD = 0.25
 
 _NOTHING = object()
 
+# Rendered lines a detail pane keeps for lines drawn again: a few screens' worth.
+RENDERED_LINES_KEPT = 1024
+
 
 class DetailPane(SteadyScrollbars, ScrollView):
     """A scrolling pane showing one renderable; the view sets what it shows each frame (`due`).
@@ -376,6 +379,12 @@ class DetailPane(SteadyScrollbars, ScrollView):
         self._texts: list[Text] = []  # the screen lines of `_lines` at `_width`
         self._strips: list[Strip | None] = []  # rendered lines (None: not yet)
         self._width = 0  # the width the lines were laid out at (0: none yet)
+        # A line's text -> its strip, at `_rendered_for` (width, base style). Most lines of a detail
+        # drawn again (every DETAIL_PERIOD while running, on a view switch) are what they were, and
+        # rendering a line of spans is most of what painting the pane costs.
+        self._rendered: dict[tuple, Strip] = {}
+        self._rendered_for: tuple = ()
+        self._paint: tuple | None = None  # (width, base style) while render_lines runs
 
     @property
     def content(self) -> RenderableType:
@@ -424,18 +433,36 @@ class DetailPane(SteadyScrollbars, ScrollView):
             self._update_virtual_size()
             self.refresh()
 
+    def render_lines(self, crop):
+        # The widget's style walks its ancestors each time it is read, and its content region is
+        # computed: once a paint, not once a line (they were most of a redrawn pane's cost).
+        self._paint = (self.scrollable_content_region.width, self.rich_style)
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._paint = None
+
     def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
+        width, base = self._paint or (self.scrollable_content_region.width, self.rich_style)
         if width != self._width:
             # The scrollbar came or went since the last layout: the lines wrap at the new width.
             self._render_at(width)
             self.call_later(self._update_virtual_size)
-        base = self.rich_style
         index = self.scroll_offset.y + y
         if index >= len(self._strips):
             return Strip.blank(width, base)
         strip = self._strips[index]
         if strip is None:
-            segments = Segment.apply_style(text_segments(self._texts[index], self.app.console), base)
-            strip = self._strips[index] = Strip(list(segments)).crop_extend(0, width, base)
+            strip = self._strips[index] = self._line_strip(self._texts[index], width, base)
+        return strip
+
+    def _line_strip(self, text: Text, width: int, base) -> Strip:
+        if self._rendered_for != (width, base) or len(self._rendered) > RENDERED_LINES_KEPT:
+            self._rendered = {}
+            self._rendered_for = (width, base)
+        key = (text.plain, text.style, tuple(text.spans), text.end)
+        strip = self._rendered.get(key)
+        if strip is None:
+            segments = Segment.apply_style(text_segments(text, self.app.console), base)
+            strip = self._rendered[key] = Strip(list(segments)).crop_extend(0, width, base)
         return strip

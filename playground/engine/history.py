@@ -93,7 +93,8 @@ def _new_operations(sim: "Simulation", history: list) -> Operations:
 # (`o.a, o.b, ... = values`: specialised slot stores). Loading pods this way is about 3 times faster.
 _SLOT_WRITERS: dict[type, types.FunctionType] = {}
 _WRITER_CLASS: dict[types.FunctionType, type] = {}
-# How objects of a class are pickled: None (the default way) or (reader of the slot values, writer).
+# How objects of a class are pickled: None (the default way), (reader of the slot values, writer), or
+# _DICT (their __dict__, set again one attribute at a time).
 _PLANS: dict[type, "tuple[operator.attrgetter, types.FunctionType] | str | None"] = {}
 
 

@@ -686,7 +686,8 @@ def set_attributes(obj: object, state: dict) -> None:
     """Give a restored object its attributes one by one. Pickle's default sets them through the
     object's __dict__, and on CPython 3.11+ an object whose __dict__ was asked for keeps its
     attributes in that dict from then on, instead of in the object itself: reading one costs about
-    twice as much (a restored simulation's kubelets, store and controllers ran about 10 % slower).
-    Set one by one, they stay in the object. (Also a component's own __setstate__.)"""
+    twice as much (an engine whose kubelets, store and controllers had been pickled in-process ran a
+    zone outage about 10 % slower). Set one by one, they stay in the object. (Also a component's own
+    __setstate__.)"""
     for name, value in state.items():
         object.__setattr__(obj, name, value)

@@ -233,6 +233,29 @@ def test_evictions_count_each_disrupted_pod_once():
     assert series.values("ready:zone-b", [0, 900_000]) == [3.0, 0.0]
 
 
+@pytest.mark.parametrize("name", ["zone-outage", "drain-pdb", "preemption-pdb", "non-graceful-shutdown"])
+def test_counts_attached_to_a_full_store_equal_counting_each_pod_as_added(name):
+    """Attaching to a store that holds pods already (a restored state) counts them in one loop
+    (ClusterCounts._count_added): the same figures and the same per-pod records as telling the
+    watcher of each pod in turn, evicted pods included."""
+    from playground.engine.metrics import ClusterCounts
+
+    sim = Simulation(_LOADED[name])
+    sim.enable_history()
+    for until in (60, 400, 900):
+        sim.run_until(until)
+        attached = ClusterCounts()
+        attached.attach(sim.store)
+        told = ClusterCounts()
+        for node in sim.store.nodes.values():
+            told.on_node("added", node)
+        for pod in sim.store.pods.values():
+            told.on_pod("added", pod)
+        assert attached.sample() == told.sample() and attached.sample()[:3] == recount(sim)
+        assert (attached._phase, attached._disrupted) == (told._phase, told._disrupted)
+    assert name != "zone-outage" or attached.evictions > 0
+
+
 # ---------------------------------------------------------------- playground sim --plot
 
 

@@ -43,8 +43,7 @@ class ClusterCounts:
             self.ready_by_zone.setdefault(zone, 0)
         for node in store.nodes.values():
             self.on_node("added", node)
-        for pod in store.pods.values():
-            self.on_pod("added", pod)
+        self._count_added(store.pods.values())
         store.node_watchers.append(self.on_node)
         store.pod_watchers.append(self.on_pod)
 
@@ -84,6 +83,30 @@ class ClusterCounts:
             self._disrupted.discard(key)
         elif key not in self._disrupted:
             self._count_disruption(key, pod)
+
+    def _count_added(self, pods) -> None:
+        """on_pod("added", pod) for each of `pods`, in one loop: attaching to a restored store of
+        150,000 pods (the TUI reopening a kept state) took 90 ms pod by pod."""
+        if self._phase or self._disrupted:  # (counted pods already: the plain way)
+            for pod in pods:
+                self.on_pod("added", pod)
+            return
+        phases, disrupted = self._phase, self._disrupted
+        pending = running = 0
+        for pod in pods:
+            phase = pod.phase
+            if phase == PENDING:
+                pending += 1
+                phases[pod.key] = phase
+            elif phase == RUNNING:
+                running += 1
+                phases[pod.key] = phase
+            cond = pod.conditions.get(DISRUPTION_TARGET)
+            if cond is not None and cond.status == TRUE:
+                disrupted.add(pod.key)
+        self.pending += pending
+        self.running += running
+        self.evictions += len(disrupted)
 
     def _count_disruption(self, key: str, pod: Pod) -> None:
         cond = pod.conditions.get(DISRUPTION_TARGET)

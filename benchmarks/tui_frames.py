@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/tui_frames.py [--nodes 5000] [--deployments 50] [--replicas 3000]
                                               [--seconds 20] [--speed 1000] [--power-off node|zone]
-                                              [--src=DIR]
+                                              [--open-in-app] [--src=DIR]
 
 Builds a 5,000-node / 150,000-pod scenario in memory (nodePools in 5 zones, 32 cpu / 128Gi / 110 pods
 per node; 50 Deployments x 3,000 replicas of 100m / 128Mi), places the pods headless first (every pod at
@@ -21,7 +21,9 @@ The breakdown of where the wall time went: the event loop's lag (how late a 5 ms
 what a key or a repaint waits for, whether the UI is busy or waits for the GIL), the garbage
 collector's pauses (gc.callbacks), the time-travel checkpoints taken in the engine thread (a long
 pickle holds the GIL), the process's CPU time against the wall time, and the machine's load.
-`--no-history` runs without time travel's recording, to separate its cost.
+`--no-history` runs without time travel's recording, to separate its cost. `--open-in-app` lets the
+app build and open the cluster as `playground FILE` does (time travel's first checkpoint is then taken
+before the open, with 5,000 nodes and no pod) instead of placing it headless first.
 """
 
 from __future__ import annotations
@@ -171,16 +173,24 @@ async def run(args: argparse.Namespace) -> None:
     from playground.tui.app import PlaygroundApp
 
     t0 = time.perf_counter()
-    sim = Simulation(scenario(args.nodes, args.deployments, args.replicas), event_limit=5000)
-    built = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    sim.run_until(5)  # every pod is placed at t=0, as the playground opens a scenario
-    placed = time.perf_counter() - t0
-    bound = sum(1 for p in sim.store.pods.values() if p.node_name)
-    print(f"cluster: {len(sim.store.nodes)} nodes, {len(sim.store.pods)} pods ({bound} bound); "
-          f"built in {built:.1f} s, placed headless in {placed:.1f} s (engine cost, before the UI starts)")
-
-    app = PlaygroundApp(sim.scenario, paused=True, simulation=sim, keymap_file=None, speed=args.speed)
+    if args.open_in_app:
+        # As `playground FILE` opens it: the app builds the cluster, takes time travel's first
+        # checkpoint, then opens it (every pod placed at t=0) in its engine thread.
+        app = PlaygroundApp(scenario(args.nodes, args.deployments, args.replicas), paused=True,
+                            keymap_file=None, speed=args.speed)
+        sim = app.sim
+        print(f"cluster: {len(sim.store.nodes)} nodes; built by the app in {time.perf_counter() - t0:.1f} s, "
+              f"opened by the app (below)")
+    else:
+        sim = Simulation(scenario(args.nodes, args.deployments, args.replicas), event_limit=5000)
+        built = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        sim.run_until(5)  # every pod is placed at t=0, as the playground opens a scenario
+        placed = time.perf_counter() - t0
+        bound = sum(1 for p in sim.store.pods.values() if p.node_name)
+        print(f"cluster: {len(sim.store.nodes)} nodes, {len(sim.store.pods)} pods ({bound} bound); "
+              f"built in {built:.1f} s, placed headless in {placed:.1f} s (engine cost, before the UI starts)")
+        app = PlaygroundApp(sim.scenario, paused=True, simulation=sim, keymap_file=None, speed=args.speed)
     if args.no_history:
         sim.history = None  # no time travel recording: what the checkpoints cost, by difference
     pauses = Pauses()
@@ -228,6 +238,9 @@ async def run(args: argparse.Namespace) -> None:
     t0 = time.perf_counter()
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.pause()
+        if args.open_in_app:
+            await app.timecontrol.opened()
+            await pilot.pause()
         mounted = time.perf_counter() - t0
         if args.view != app.current_view:
             app.action_view(args.view)
@@ -367,6 +380,9 @@ def main() -> None:
     parser.add_argument("--view", default="nodes", help="the view shown at the start (the one watched with --key-interval 0)")
     parser.add_argument("--profile", default=None, help="write a cProfile of the UI thread to this file")
     parser.add_argument("--no-history", action="store_true", help="run without time travel's recording")
+    parser.add_argument("--open-in-app", action="store_true",
+                        help="let the app build and open the cluster, as `playground FILE` does (time travel's "
+                             "first checkpoint then comes before the open), instead of placing it headless first")
     parser.add_argument("--src", default=None, help="run another checkout of the code (path)")
     asyncio.run(run(parser.parse_args()))
 

@@ -366,3 +366,57 @@ async def test_a_view_switch_renders_no_row_again_and_a_theme_change_renders_eve
         assert table.render_count > rendered
         cached = next(iter(table._cache.values()))
         assert cached._segments[0].style.bgcolor == light
+
+
+def _cursor_look(table: VirtualTable) -> tuple:
+    """(background, bold) of the cursor's line as the table paints it."""
+    line = table.cursor_index - int(table.scroll_y) + 1
+    segment = next(s for s in table.render_line(line)._segments if s.text.strip())
+    return segment.style.bgcolor, bool(segment.style.bold)
+
+
+async def test_a_view_switch_restyles_no_table_and_repaints_no_whole_screen():
+    """Focus moves from table to table on every view switch. No rule of a table's CSS reads :focus,
+    so neither table is restyled for it, and the screen is not repainted whole for it (Textual does
+    both by default). The cursor still shows where focus is: its focused look in the table that
+    has focus, its blurred look once focus moves to the filter."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.advance(3)
+        await pilot.pause()
+        screen = app.screen
+        refreshes: list[tuple] = []
+        restyled: list[object] = []
+        screen_refresh, update_nodes = screen.refresh, app.stylesheet.update_nodes
+
+        def spy_refresh(*regions, **options):
+            refreshes.append(regions)
+            return screen_refresh(*regions, **options)
+
+        def spy_update_nodes(nodes, animate=False):
+            nodes = list(nodes)
+            restyled.extend(nodes)
+            return update_nodes(nodes, animate)
+
+        screen.refresh = spy_refresh
+        app.stylesheet.update_nodes = spy_update_nodes
+        nodes, pods = app.nodes_view.table, app.views["pods"].table
+        for key in ("2", "1", "2"):
+            await pilot.press(key)
+            await pilot.pause()
+        assert app.focused is pods and not nodes.has_focus
+        assert not [node for node in restyled if isinstance(node, VirtualTable)]
+        assert () not in refreshes  # (a whole-screen repaint has no regions)
+        focused_look = _cursor_look(pods)
+        style = pods.get_component_rich_style("vtable--cursor-focused")
+        assert focused_look == (style.bgcolor, True)
+
+        app.views["pods"].open_filter()
+        await pilot.pause()
+        assert app.focused is not pods and not pods.has_focus
+        blurred_look = _cursor_look(pods)
+        assert blurred_look == (pods.get_component_rich_style("vtable--cursor").bgcolor, False)
+        assert blurred_look != focused_look
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.focused is pods and _cursor_look(pods) == focused_look

@@ -180,7 +180,10 @@ class VirtualTable(SteadyScrollbars, ScrollView, can_focus=True):
         Binding("right", "scroll_right", "Scroll right", show=False, id="table.right", tooltip="Scroll wide tables"),
     ]
 
-    COMPONENT_CLASSES = {"vtable--header", "vtable--cursor", "vtable--placeholder"}
+    # The cursor's look when the table has focus is a component class of its own, not a `:focus`
+    # rule: focus moves from table to table on every view switch, and a `:focus` rule makes Textual
+    # restyle both tables each time (see watch_has_focus).
+    COMPONENT_CLASSES = {"vtable--header", "vtable--cursor", "vtable--cursor-focused", "vtable--placeholder"}
 
     DEFAULT_CSS = """
     VirtualTable {
@@ -195,7 +198,7 @@ class VirtualTable(SteadyScrollbars, ScrollView, can_focus=True):
         & > .vtable--cursor {
             background: $block-cursor-blurred-background;
         }
-        &:focus > .vtable--cursor {
+        & > .vtable--cursor-focused {
             background: $block-cursor-background;
             text-style: bold;
         }
@@ -896,9 +899,9 @@ class VirtualTable(SteadyScrollbars, ScrollView, can_focus=True):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        # Focus moves on every view switch and restyles the cursor only, which is drawn over the
-        # cached lines as they are painted: the lines stand unless the table's own style changed
-        # (a theme), and a switch does not read and render every row on screen again.
+        # A restyle that leaves the table's own style as it was (its cursor's, which is drawn over
+        # the cached lines as they are painted) keeps the lines: only a change of the table's own
+        # style (a theme) reads and renders every row on screen again.
         self._header_cache = None
         style = self.rich_style
         if style == self._lines_style:
@@ -907,11 +910,11 @@ class VirtualTable(SteadyScrollbars, ScrollView, can_focus=True):
         self._cache.clear()
         self._held.clear()
 
-    def _on_focus(self, event: events.Focus) -> None:
-        self.refresh()
-
-    def _on_blur(self, event: events.Blur) -> None:
-        self.refresh()
+    def watch_has_focus(self, has_focus: bool) -> None:
+        """Textual restyles a widget whose focus changed; this table is not restyled: no rule of
+        its CSS reads :focus (the cursor's focused look is a component class, picked in
+        _cursor_post_style), and the restyle of the two tables on every view switch cost about a
+        fifth of its UI time. Widget._on_focus and _on_blur repaint the table."""
 
     # ---------------------------------------------------------------- rendering
 
@@ -983,7 +986,7 @@ class VirtualTable(SteadyScrollbars, ScrollView, can_focus=True):
 
     def _cursor_post_style(self) -> Style:
         """The cursor's background (and boldness) over the cells' own colours."""
-        cursor = self.get_component_rich_style("vtable--cursor")
+        cursor = self.get_component_rich_style("vtable--cursor-focused" if self.has_focus else "vtable--cursor")
         return Style(bgcolor=cursor.bgcolor, bold=cursor.bold)
 
     def _render_cells(self, cells: Sequence["str | Text"], base: Style, measure: bool = True) -> Strip:

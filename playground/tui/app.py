@@ -26,7 +26,7 @@ from rich.text import Text
 from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.reactive import Reactive
+from textual.reactive import Reactive, reactive
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
@@ -80,6 +80,14 @@ class MainScreen(Screen):
     full paint a switch, which cost about a tenth of a switch's UI time at 160 x 48."""
 
     focused: Reactive[Widget | None] = Reactive(None, repaint=False)
+
+
+class ViewSwitcher(ContentSwitcher):
+    """The views, one shown at a time. Showing another does not repaint the switcher itself:
+    showing and hiding the views lays the screen out again, which repaints their area anyway, and
+    the switcher's own lines (blank, under the views) stay as they were."""
+
+    current: reactive[str | None] = reactive(None, init=False, repaint=False)
 
 
 class PlaygroundApp(OperationFlows, ScenarioFiles, App):
@@ -146,7 +154,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
         yield self.header
         yield self.tabs
         yield self.opening
-        with ContentSwitcher(initial=self.current_view, id="views"):
+        with ViewSwitcher(initial=self.current_view, id="views"):
             yield from self.views.values()
         yield PlotStrip(id="plots")
         yield KeyFooter()

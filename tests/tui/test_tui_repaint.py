@@ -378,8 +378,9 @@ def _cursor_look(table: VirtualTable) -> tuple:
 async def test_a_view_switch_restyles_no_table_and_repaints_no_whole_screen():
     """Focus moves from table to table on every view switch. No rule of a table's CSS reads :focus,
     so neither table is restyled for it, and the screen is not repainted whole for it (Textual does
-    both by default). The cursor still shows where focus is: its focused look in the table that
-    has focus, its blurred look once focus moves to the filter."""
+    both by default); the switcher's own lines, blank under the views, are not drawn again either.
+    The cursor still shows where focus is: its focused look in the table that has focus, its
+    blurred look once focus moves to the filter."""
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await app.advance(3)
@@ -400,6 +401,10 @@ async def test_a_view_switch_restyles_no_table_and_repaints_no_whole_screen():
 
         screen.refresh = spy_refresh
         app.stylesheet.update_nodes = spy_update_nodes
+        switcher = app.query_one("#views")
+        switcher_lines = []
+        render_line = switcher.render_line
+        switcher.render_line = lambda y: switcher_lines.append(y) or render_line(y)
         nodes, pods = app.nodes_view.table, app.views["pods"].table
         for key in ("2", "1", "2"):
             await pilot.press(key)
@@ -407,6 +412,7 @@ async def test_a_view_switch_restyles_no_table_and_repaints_no_whole_screen():
         assert app.focused is pods and not nodes.has_focus
         assert not [node for node in restyled if isinstance(node, VirtualTable)]
         assert () not in refreshes  # (a whole-screen repaint has no regions)
+        assert switcher_lines == []
         focused_look = _cursor_look(pods)
         style = pods.get_component_rich_style("vtable--cursor-focused")
         assert focused_look == (style.bgcolor, True)

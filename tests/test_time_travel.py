@@ -540,3 +540,77 @@ def test_a_checkpoint_written_by_a_child_leaves_the_live_components_as_they_were
             history._collect(block=True)
     assert len(history.checkpoints) > 3 and all(cp.data for cp in history.checkpoints)
     assert not any(_attributes_in_a_dict(obj, attr) for obj, attr in _components(sim).values())
+
+
+def _cluster(nodes: int, replicas: int):
+    """`nodes` nodes in three zones and one Deployment of `replicas` small pods."""
+    from playground.scenario import parse_scenario
+
+    return parse_scenario(
+        f'[scenario]\nname = "sized"\n\n'
+        + "".join(f'[[nodePools]]\nnamePrefix = "z{z}-"\ncount = {nodes // 3}\n'
+                  f'labels = {{ "topology.kubernetes.io/zone" = "zone-{z}" }}\n'
+                  f'capacity = {{ cpu = "8", memory = "32Gi", pods = 110 }}\n\n' for z in range(3))
+        + f'[[deployments]]\nname = "web"\nreplicas = {replicas}\n'
+          f'template = {{ labels = {{ app = "web" }}, requests = {{ cpu = "10m", memory = "16Mi" }} }}\n')
+
+
+def _pickled_in_process(sim: Simulation, ticks: int, monkeypatch, **options) -> tuple[int, int]:
+    """Pods and nodes (a node weighing NODE_WEIGHT pods) that the engine pickled itself for time
+    travel's checkpoints: the first checkpoint's, then in `ticks` ticks (a forked child's pickling
+    is done in its own process: not counted here)."""
+    from playground.engine import history as history_module
+
+    dumps = []
+    dump = history_module.History._dump
+    monkeypatch.setattr(history_module.History, "_dump", lambda self, *args: dumps.append(1) or dump(self, *args))
+    history = sim.history = history_module.History(sim, **options)
+    history.start()
+    weight = len(sim.store.pods) + history_module.NODE_WEIGHT * len(sim.store.nodes)
+    at_start = len(dumps) * weight
+    dumps.clear()
+    for _ in range(ticks):
+        sim.step()
+        if history.writer is not None:
+            history._collect(block=True)  # as if the child were quick: a checkpoint every interval
+    return at_start, len(dumps) * weight
+
+
+def test_checkpoints_pickled_in_process_cost_a_bounded_amount_a_tick_whatever_the_size(monkeypatch):
+    """Below the size from which a child writes them, checkpoints are pickled by the engine itself:
+    the bigger the cluster, the further apart, so that the engine pickles about as much a tick at
+    any size (at x1000, 100 nodes and 400 pods ran at x760 in the TUI when every tenth tick was
+    pickled). The smallest clusters keep a checkpoint every ten ticks."""
+    from playground.engine import history as history_module
+
+    per_tick = {}
+    ticks = 400
+    for nodes, replicas in ((6, 12), (60, 180), (150, 350)):
+        sim = Simulation(_cluster(nodes, replicas))
+        sim.run_until(1)
+        weight = len(sim.store.pods) + history_module.NODE_WEIGHT * len(sim.store.nodes)
+        per_tick[weight] = _pickled_in_process(sim, ticks, monkeypatch, fork_from=None)[1] / ticks
+    smallest = min(per_tick)
+    assert per_tick[smallest] == pytest.approx(smallest / 10, rel=0.1)  # every ten ticks
+    for weight, pickled in per_tick.items():
+        assert pickled <= max(smallest / 10, history_module.IN_PROCESS_PER_TICK) * 1.1, (weight, pickled)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checkpoints are written by a child on Linux only")
+def test_three_thousand_pods_and_nodes_have_their_checkpoints_written_by_a_child(monkeypatch):
+    """From FORK_FROM (3,000 pods, a node weighing NODE_WEIGHT), the engine pickles no checkpoint
+    itself: a forked child does, off the engine thread. At 1,000 nodes and 10,000 pods pickling
+    in-process took 120-240 ms a checkpoint, against 4 ms for the fork, and held the TUI to x79."""
+    from playground.engine import history as history_module
+
+    for nodes, replicas, forked in ((501, 996, True), (501, 995, False)):
+        sim = Simulation(_cluster(nodes, replicas))
+        sim.run_until(1)
+        weight = len(sim.store.pods) + history_module.NODE_WEIGHT * len(sim.store.nodes)
+        assert (weight >= history_module.FORK_FROM) is forked
+        at_start, later = _pickled_in_process(sim, 100, monkeypatch)
+        if forked:
+            assert at_start == later == 0
+            assert len(sim.history.checkpoints) > 5 and all(cp.data for cp in sim.history.checkpoints)
+        else:
+            assert at_start == weight

@@ -58,12 +58,22 @@ if TYPE_CHECKING:
 DEFAULT_BUDGET = 256 * 2**20  # bytes of checkpoints kept
 KEEP_NEWEST = 4  # checkpoints never thinned, so the last minutes stay cheap to step back through
 # The size (pods, and nodes counted as NODE_WEIGHT pods each) from which a checkpoint is written by a
-# forked child (see _Writer): below it, pickling in-process costs less than a fork. A node brings its
-# Node, Lease and kubelet: pickling 5,000 nodes without pods (the TUI's first checkpoint, before the
-# open) took 0.15-0.2 s, as long as about 15,000 pods. Pickling in-process also leaves the live
-# components' attributes in their __dict__ (see objects.set_attributes), which a child's does not.
-FORK_FROM = 20_000
+# forked child (see _Writer): below it, pickling in-process costs the engine thread less than a fork.
+# A node brings its Node, Lease and kubelet: pickling 5,000 nodes without pods (the TUI's first
+# checkpoint, before the open) took 0.15-0.2 s, as long as about 15,000 pods. Measured (engine thread
+# CPU a checkpoint): 100 nodes and 1,000 pods, 10 ms in-process against 1.7 ms for the fork; 1,000
+# nodes and 10,000 pods, 120-240 ms against 4 ms. But in-process checkpoints are spaced by their size
+# (IN_PROCESS_PER_TICK) and a child's as soon as the previous child is done: at x1000 in the TUI, 200
+# nodes and 1,000 pods cost the engine thread 0.6-0.7 s in 10 s pickled in-process against 1.1-1.2 s
+# forked (and the children a core). Pickling in-process also leaves the live components' attributes
+# in their __dict__ (see objects.set_attributes), which a child's does not.
+FORK_FROM = 3_000
 NODE_WEIGHT = 4
+# Below FORK_FROM, a tick more between checkpoints per this many of that size: a checkpoint pickled
+# in-process costs the engine about 8-14 us per unit, so checkpoints cost it about 0.05 ms a tick
+# whatever the size (some 50-70 ms a second at x1000), and going back replays at most size / 5 ticks.
+# The smallest clusters keep a checkpoint every ten ticks.
+IN_PROCESS_PER_TICK = 5
 # Attributes of a Simulation that are not its state: the scenario (read-only, shared) and the history.
 NOT_STATE = ("scenario", "history", "open_cache")
 
@@ -457,7 +467,8 @@ class History:
         if self.writer is not None:
             self._collect(block=True)
         cp = Checkpoint(sim.clock.now, self.applied, b"")
-        if self.fork_from is not None and len(sim.store.pods) + NODE_WEIGHT * len(sim.store.nodes) >= self.fork_from:
+        weight = len(sim.store.pods) + NODE_WEIGHT * len(sim.store.nodes)
+        if self.fork_from is not None and weight >= self.fork_from:
             try:
                 self.writer = _Writer(cp, lambda out: self._dump(sim, out))
             except OSError:  # no fork here after all (e.g. no memory for the page tables)
@@ -468,13 +479,16 @@ class History:
         self._thin()
         if not self.fixed_interval:
             # Pickling costs about what restoring does, in proportion to the objects held: ten ticks
-            # apart for small clusters, a tick more per 2,000 objects (77 s at 150,000 pods), so that
-            # checkpoints stay a small share of the run. A forked child pickles off the engine thread,
-            # leaving the parent the fork (page tables) and reading the bytes back: a tick more per
-            # 5,000 objects (31 s at 150,000 pods). Recomputed as the cluster grows or shrinks.
-            size = len(sim.store.pods) + len(sim.store.nodes)
-            per_tick = 5000 if self.writer is not None else 2000
-            self.interval = sim.tick * max(10, size // per_tick)
+            # apart for the smallest clusters, a tick more per IN_PROCESS_PER_TICK of the size, so
+            # that checkpoints stay a small share of the run. A forked child pickles off the engine
+            # thread, leaving the parent the fork (page tables) and reading the bytes back: a tick
+            # more per 5,000 pods and nodes (31 s at 150,000 pods), and no sooner than the child is
+            # done (_run). Recomputed as the cluster grows or shrinks.
+            if self.writer is not None:
+                ticks = (len(sim.store.pods) + len(sim.store.nodes)) // 5000
+            else:
+                ticks = weight // IN_PROCESS_PER_TICK
+            self.interval = sim.tick * max(10, ticks)
 
     def _collect(self, block: bool) -> bool | None:
         """Take the bytes the child wrote into their checkpoint (see _Writer.collect)."""

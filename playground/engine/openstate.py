@@ -13,10 +13,10 @@ later timeline and expectations (`Simulation.adopt_script`), as a build of it wo
 what instant 0 depends on, or of the code, is a miss, and a damaged or foreign file is a miss too
 (it is removed).
 
-Only scenarios of at least `KEEP_FROM` pods and nodes are kept, the size from which time travel also
-writes its checkpoints in a forked child: the child pickles and compresses the state while the
-parent goes on, and renames the file into place when it is complete (a reader never sees half a
-file). The directory holds the `KEEP` newest states. Linux only, like those children.
+Only scenarios of at least `KEEP_FROM` pods and nodes are kept (a smaller one opens in about half
+a second or less). A forked child, as for time travel's checkpoints, pickles and compresses the
+state while the parent goes on, and renames the file into place when it is complete (a reader never
+sees half a file). The directory holds the `KEEP` newest states. Linux only, like those children.
 
 Where: `$PLAYGROUND_CACHE_DIR`, else `$XDG_CACHE_HOME/cluster-playground`, else
 `~/.cache/cluster-playground`; `PLAYGROUND_CACHE_DIR=off` turns it off.
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from ..scenario import Scenario
     from .simulation import Simulation
 
-KEEP_FROM = 20_000  # pods and nodes (history.FORK_FROM)
+KEEP_FROM = 20_000  # pods and nodes
 KEEP = 4  # files kept in the directory, newest first
 MAGIC = b"cluster-playground opened state 1\n"
 # A scenario file or kubectl dump from this size on is also kept as the validated scenario it reads

@@ -614,3 +614,23 @@ def test_three_thousand_pods_and_nodes_have_their_checkpoints_written_by_a_child
             assert len(sim.history.checkpoints) > 5 and all(cp.data for cp in sim.history.checkpoints)
         else:
             assert at_start == weight
+
+
+def test_without_a_fork_a_large_cluster_keeps_its_checkpoints_at_most_ten_minutes_apart(monkeypatch):
+    """Where no child can write them (not Linux, or after a child failed), a large cluster's
+    checkpoints are pickled by the engine itself, spaced by its size but IN_PROCESS_MAX_TICKS
+    apart at most: going back replays at most that much."""
+    from playground.engine import history as history_module
+
+    sim = Simulation(_cluster(801, 300))
+    sim.run_until(1)
+    weight = len(sim.store.pods) + history_module.NODE_WEIGHT * len(sim.store.nodes)
+    assert weight // history_module.IN_PROCESS_PER_TICK > history_module.IN_PROCESS_MAX_TICKS
+    ticks = history_module.IN_PROCESS_MAX_TICKS + 50
+    at_start, later = _pickled_in_process(sim, ticks, monkeypatch, fork_from=None)
+    assert at_start == weight and later == weight  # the first, then one IN_PROCESS_MAX_TICKS later
+    times = [cp.time for cp in sim.history.checkpoints]
+    spacing = history_module.IN_PROCESS_MAX_TICKS * sim.tick
+    assert len(times) == 2 and spacing <= times[1] - times[0] < spacing + 10 * sim.tick  # (an instant with work)
+    sim.seek((times[1] + 40 * sim.tick) / 1000)
+    assert sim.now == times[1] + 40 * sim.tick

@@ -72,8 +72,12 @@ NODE_WEIGHT = 4
 # Below FORK_FROM, a tick more between checkpoints per this many of that size: a checkpoint pickled
 # in-process costs the engine about 8-14 us per unit, so checkpoints cost it about 0.05 ms a tick
 # whatever the size (some 50-70 ms a second at x1000), and going back replays at most size / 5 ticks.
-# The smallest clusters keep a checkpoint every ten ticks.
+# The smallest clusters keep a checkpoint every ten ticks. Without a fork (not Linux, or after a child
+# failed) a large cluster's checkpoints are pickled in-process too, IN_PROCESS_MAX_TICKS apart at
+# most, so that going back does not replay hours: at 150,000 pods each then stalls the engine for
+# about 2 s.
 IN_PROCESS_PER_TICK = 5
+IN_PROCESS_MAX_TICKS = 600
 # Attributes of a Simulation that are not its state: the scenario (read-only, shared) and the history.
 NOT_STATE = ("scenario", "history", "open_cache")
 
@@ -487,7 +491,7 @@ class History:
             if self.writer is not None:
                 ticks = (len(sim.store.pods) + len(sim.store.nodes)) // 5000
             else:
-                ticks = weight // IN_PROCESS_PER_TICK
+                ticks = min(weight // IN_PROCESS_PER_TICK, IN_PROCESS_MAX_TICKS)
             self.interval = sim.tick * max(10, ticks)
 
     def _collect(self, block: bool) -> bool | None:

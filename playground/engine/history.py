@@ -494,6 +494,17 @@ class History:
                 ticks = min(weight // IN_PROCESS_PER_TICK, IN_PROCESS_MAX_TICKS)
             self.interval = sim.tick * max(10, ticks)
 
+    def checkpoint_due_by(self, until: int) -> bool:
+        """Whether advancing to `until` would take a checkpoint at its next instant with work, as
+        _run takes them (a child still writing the last one is asked whether it is done). The TUI's
+        runner starts a frame with it rather than adding it to a frame's budget."""
+        due = self.sim.clock.next_due()
+        if due is None or due > until:
+            return False
+        if self.writer is not None and self._collect(block=False) is None:
+            return False
+        return not self.checkpoints or due >= self.checkpoints[-1].time + self.interval
+
     def _collect(self, block: bool) -> bool | None:
         """Take the bytes the child wrote into their checkpoint (see _Writer.collect)."""
         writer = self.writer

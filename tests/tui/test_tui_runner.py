@@ -339,3 +339,26 @@ async def test_a_frame_cut_short_by_a_key_resumes_after_one_repaint(monkeypatch)
         await app._timer_frame()
         assert seen == [(True, False), (False, False)]
         assert sleeps == [app_module.KEY_REPAINT]
+
+
+async def test_a_frame_ends_before_the_tick_that_takes_a_checkpoint_and_the_next_frame_starts_with_it():
+    """Time travel's checkpoint (a fork, or pickling in the engine thread) costs a frame's time of
+    its own: a frame ends before the tick that would take one, and the next frame's first tick
+    takes it, so that a frame is its budget or a checkpoint, not both."""
+    r, clock = runner(paused=False, speed=100)  # the clock does not move while ticking: no budget cut
+    history = r.sim.enable_history()
+    history.fork_from = None  # pickled in this thread: taken when due, not when a child is done
+    assert [cp.time for cp in history.checkpoints] == [0] and history.interval == 10 * r.sim.tick
+    await r.frame()
+    clock.now += 0.4  # 40 ticks owed (1 s ticks at ×100)
+    frames = []
+    for _ in range(6):  # (the clock stands still: only the 40 ticks owed run)
+        result = await r.frame()
+        frames.append((result.ticks, [cp.time // 1000 for cp in history.checkpoints]))
+    assert frames == [(9, [0]), (10, [0, 10]), (10, [0, 10, 20]), (10, [0, 10, 20, 30]), (1, [0, 10, 20, 30, 40]),
+                      (0, [0, 10, 20, 30, 40])]
+    plain, _ = runner(paused=True)
+    await plain.run_ticks(40)
+    assert r.sim.clock.now == plain.sim.clock.now == 40_000
+    events = lambda sim: [(e.time, e.reason, e.object, e.message) for e in sim.store.recorder.events]  # noqa: E731
+    assert events(r.sim) == events(plain.sim)

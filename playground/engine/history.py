@@ -42,6 +42,7 @@ import pickle
 import signal
 import sys
 import tempfile
+import time
 import types
 import weakref
 from dataclasses import dataclass, field
@@ -289,6 +290,7 @@ class History:
     fork_from: int | None = FORK_FROM if sys.platform.startswith("linux") else None
     writer: _Writer | None = None  # the checkpoint a child is writing
     child_cpu: float = 0.0  # CPU seconds the children spent writing checkpoints
+    checkpoint_seconds: float = 0.0  # wall seconds the last checkpoint took here (the fork, or the pickling)
 
     # ---------------------------------------------------------------- set up
 
@@ -470,6 +472,7 @@ class History:
         sim = self.sim
         if self.writer is not None:
             self._collect(block=True)
+        start = time.perf_counter()
         cp = Checkpoint(sim.clock.now, self.applied, b"")
         weight = len(sim.store.pods) + NODE_WEIGHT * len(sim.store.nodes)
         if self.fork_from is not None and weight >= self.fork_from:
@@ -479,6 +482,7 @@ class History:
                 self.fork_from = None
         if self.writer is None:
             cp.data = self._dump(sim)
+        self.checkpoint_seconds = time.perf_counter() - start
         self.checkpoints.append(cp)
         self._thin()
         if not self.fixed_interval:
@@ -497,7 +501,8 @@ class History:
     def checkpoint_due_by(self, until: int) -> bool:
         """Whether advancing to `until` would take a checkpoint at its next instant with work, as
         _run takes them (a child still writing the last one is asked whether it is done). The TUI's
-        runner starts a frame with it rather than adding it to a frame's budget."""
+        runner starts a frame with one that would take its frame past its budget (judged by
+        `checkpoint_seconds`)."""
         due = self.sim.clock.next_due()
         if due is None or due > until:
             return False

@@ -340,8 +340,8 @@ class EngineRunner:
                 # Time travel's checkpoint (a fork, or pickling in this thread) that would take the
                 # frame past its budget (judged by the last one's cost) starts the next frame instead:
                 # a frame is its budget or a checkpoint, not both (at 1,000 nodes and 10,000 pods at
-                # x1000, frame p95 25-27 ms with the fork at a frame's end, 17-18 ms without). A
-                # small cluster's, about a millisecond every ten ticks, is taken where it falls.
+                # x1000, frame p95 25-28 ms with the fork wherever it fell, 19-21 ms so). A small
+                # cluster's, about a millisecond every ten ticks, is taken where it falls.
                 break
             merge_changes(changes, sim.step())
             result.ticks += 1

@@ -356,9 +356,7 @@ class History:
             # interval plus what ran while one child wrote: about the engine time of one write,
             # whatever the speed. How far apart large checkpoints are thus depends on the child's
             # speed; the state reached never does.
-            if self.writer is None and (not self.checkpoints
-                                        or due >= self.checkpoints[-1].time + self.interval) \
-                    and (quiet_until is None or due >= quiet_until):
+            if self.writer is None and self._interval_passed(due) and (quiet_until is None or due >= quiet_until):
                 self._checkpoint()
 
     def _sample(self) -> None:
@@ -508,6 +506,9 @@ class History:
             return False
         if self.writer is not None and self._collect(block=False) is None:
             return False
+        return self._interval_passed(due)
+
+    def _interval_passed(self, due: int) -> bool:
         return not self.checkpoints or due >= self.checkpoints[-1].time + self.interval
 
     def _collect(self, block: bool) -> bool | None:

@@ -46,6 +46,20 @@ def test_every_shipped_scenario_round_trips(path):
     assert normal(back) == normal(scenario)
 
 
+def pyyaml_own_emitter(objects: list[dict]) -> str:
+    """The plain reference for to_yaml, which uses libyaml's emitter where PyYAML has it."""
+    return yaml.dump_all(objects, Dumper=yaml.SafeDumper, sort_keys=False, default_flow_style=False)
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
+def test_the_manifests_are_written_as_pyyaml_s_own_emitter_writes_them(path):
+    scenario = load_scenario(path)
+    files = manifests(scenario)
+    files.update(timeline_script(scenario)[1])
+    for objects in files.values():
+        assert to_yaml(objects) == pyyaml_own_emitter(objects)
+
+
 def test_kwok_nodes_carry_the_annotation_status_and_taints():
     scenario = load_scenario(Path("scenarios/zone-outage.toml"))
     nodes = manifests(scenario)["10-nodes.yaml"]
@@ -248,6 +262,7 @@ EXAMPLES = int(os.environ.get("ROUND_TRIP_EXAMPLES", "30"))
 def test_export_then_import_gives_back_an_equivalent_scenario(scenario):
     files = manifests(scenario)
     text = [(name, to_yaml(objs)) for name, objs in files.items()]
+    assert [written for _, written in text] == [pyyaml_own_emitter(objs) for objs in files.values()]
     back = import_texts(text).scenario
     assert normal(back) == normal(scenario)
     for objs in files.values():  # and the manifests are ones the API server takes (one of each file)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from itertools import islice
 from pathlib import Path
 
 from .scenario import Scenario, ScenarioError, load_scenario
@@ -177,8 +178,11 @@ def _sim(file: str, until: str | None, as_json: bool, plot: str | None = None) -
     if as_json:
         _write_bytes(json_text(snapshot(sim)), b"\n")
         return 0
-    for event in sim.store.recorder.events:
-        print(format_event(event))
+    # Lines written a thousand at a time: a print a line was a system call a line when stdout is
+    # unbuffered (0.4 s of system time for 300,000 Events).
+    lines = (f"{format_event(event)}\n" for event in sim.store.recorder.events)
+    while chunk := "".join(islice(lines, 1000)):
+        sys.stdout.write(chunk)
     print(f"-- {sim.scenario.scenario.name} at {format_duration(sim.clock.now)}: "
           f"zones {', '.join(f'{z or chr(34) * 2}={s}' for z, s in sorted(sim.nodelifecycle.zone_states.items()))}")
     return 0

@@ -44,6 +44,17 @@ def steps(series: Series, metric: str, end: int) -> tuple[list[float], list[floa
 
 
 def write_plot(series: Series, now: int, path: str, title: str) -> Path:
+    import matplotlib.pyplot as plt
+
+    fig = plot_figure(series, now, title)
+    out = Path(path)
+    fig.savefig(out, metadata={"Date": None} if out.suffix.lower() == ".svg" else {"Software": None})
+    plt.close(fig)
+    return out
+
+
+def plot_figure(series: Series, now: int, title: str):
+    """The figure write_plot writes (matplotlib's Agg backend)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -51,7 +62,8 @@ def write_plot(series: Series, now: int, path: str, title: str) -> Path:
     import matplotlib.pyplot as plt
 
     metrics = series.metrics()
-    fig, axes = plt.subplots(len(metrics), 1, figsize=(8, 1.3 * len(metrics) + 0.6), sharex=True)
+    height = 1.3 * len(metrics) + 0.6
+    fig, axes = plt.subplots(len(metrics), 1, figsize=(8, height), sharex=True)
     if len(metrics) == 1:
         axes = [axes]
     for ax, metric in zip(axes, metrics):
@@ -63,9 +75,9 @@ def write_plot(series: Series, now: int, path: str, title: str) -> Path:
         ax.set_ylim(bottom=0, top=max(ys) * 1.1 + 1)
         ax.grid(True, linewidth=0.3)
     axes[-1].set_xlabel("virtual time (minutes)", fontsize=8)
-    fig.suptitle(f"{title} at {format_duration(now)}", fontsize=10)
+    # The title 0.08 inch from the top whatever the figure's height (tight_layout lays the axes out
+    # under it): its default place is a fraction of the height, which with ten zones' rows put it
+    # inside the first axes.
+    fig.suptitle(f"{title} at {format_duration(now)}", fontsize=10, y=1 - 0.08 / height, va="top")
     fig.tight_layout()
-    out = Path(path)
-    fig.savefig(out, metadata={"Date": None} if out.suffix.lower() == ".svg" else {"Software": None})
-    plt.close(fig)
-    return out
+    return fig

@@ -275,6 +275,31 @@ def test_sim_plot_writes_the_same_svg_each_time_and_leaves_the_json_unchanged(tm
     assert (tmp_path / "c.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.parametrize("zones", [1, 3, 10])
+def test_the_plot_s_title_stays_above_its_first_panel(zones):
+    """With ten zones (thirteen panels, a figure 17 inches high) the title, placed at a fraction of
+    the height, was drawn inside the first panel."""
+    import matplotlib.pyplot as plt
+
+    from playground.plot import plot_figure
+    from playground.scenario import Scenario
+
+    nodes = [{"name": f"n{z}", "labels": {"topology.kubernetes.io/zone": f"zone-{z}"},
+              "capacity": {"cpu": "4", "memory": "8Gi"}} for z in range(zones)]
+    sim = Simulation(Scenario.model_validate({"scenario": {"name": "zones"}, "nodes": nodes}))
+    sim.enable_history()
+    sim.run_until_ms(60_000)
+    fig = plot_figure(sim.history.series, sim.clock.now, "zones")
+    try:
+        renderer = fig.canvas.get_renderer()
+        title = fig.texts[0].get_window_extent(renderer)
+        first = fig.axes[0].get_tightbbox(renderer)
+        assert len(fig.axes) == zones + 3
+        assert title.y0 >= first.y1 and title.y1 <= fig.bbox.y1
+    finally:
+        plt.close(fig)
+
+
 @pytest.mark.parametrize("out, message", [("plot.txt", "must end in .svg or .png"),
                                           ("missing/plot.svg", "does not exist")])
 def test_sim_plot_refuses_a_bad_file_name_with_status_2(tmp_path, capsys, out, message):

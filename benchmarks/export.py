@@ -17,15 +17,13 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-_src = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--src=")), None)
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(Path(_src).resolve() if _src else HERE.parent))
+from checkout import use_checkout  # noqa: E402
+
+use_checkout()
 
 from playground.manifests import scenario_from_data  # noqa: E402
 from playground.manifests.exporter import export  # noqa: E402

@@ -35,13 +35,10 @@ import os
 import statistics
 import sys
 import time
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-# --src DIR runs another checkout of the code (the base revision, for before/after figures).
-_src = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--src=")), None)
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(Path(_src).resolve() if _src else HERE.parent))
+from checkout import use_checkout  # noqa: E402
+
+use_checkout()  # --src=DIR runs another checkout of the code (the base revision, for before/after figures)
 
 from playground.engine import Operation, Simulation  # noqa: E402
 from playground.scenario import Scenario  # noqa: E402

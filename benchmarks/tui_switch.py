@@ -18,14 +18,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import sys
 import time
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-_src = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--src=")), None)
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(Path(_src).resolve() if _src else HERE.parent))
+from checkout import use_checkout  # noqa: E402
+
+use_checkout()
 
 from playground.engine import Simulation  # noqa: E402
 

@@ -14,7 +14,6 @@ asserts nothing.
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import tempfile
@@ -29,10 +28,9 @@ from playground.manifests import scenario_from_data  # noqa: E402
 from playground.manifests.exporter import export  # noqa: E402
 from playground.manifests.importer import import_dump  # noqa: E402
 from playground.manifests.reader import read_files  # noqa: E402
-from playground.scenario import load_scenario  # noqa: E402
 
 import import_dump as dump_benchmark  # noqa: E402
-from load import scenario_toml  # noqa: E402
+from load import read_scenario, size_arguments  # noqa: E402
 
 
 def production_copy(nodes: int, pods: int, folder: Path):
@@ -49,16 +47,9 @@ def export_once(scenario, folder: Path) -> tuple[float, int]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--nodes", type=int, default=5000)
-    parser.add_argument("--pods", type=int, default=150_000)
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--src", help="another checkout's directory, given as --src=DIR")
-    args = parser.parse_args()
+    args = size_arguments().parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "load.toml"
-        path.write_text(scenario_toml(args.nodes, args.pods))
-        scenarios = {"nodePools and Deployments": load_scenario(path),
+        scenarios = {"nodePools and Deployments": read_scenario(args.nodes, args.pods),
                      "the production copy": production_copy(args.nodes, args.pods, Path(tmp))}
         print(f"export {args.nodes} nodes / {args.pods} pods, CPU s over {args.runs} runs:")
         for title, scenario in scenarios.items():

@@ -44,6 +44,24 @@ def scenario_toml(nodes: int, pods: int, zones: int = 10, deployments: int = 30)
     return cluster_toml("load", nodes, pods, zones, deployments, sizes, attempts_per_tick=None)
 
 
+def read_scenario(nodes: int, pods: int):
+    """This scenario read from its TOML file, as `playground FILE` reads one."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "load.toml"
+        path.write_text(scenario_toml(nodes, pods))
+        return load_scenario(path)
+
+
+def size_arguments() -> argparse.ArgumentParser:
+    """The arguments of the benchmarks that read this scenario: its size, the runs, --src=DIR."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--nodes", type=int, default=5000)
+    parser.add_argument("--pods", type=int, default=150_000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--src", help="another checkout's directory, given as --src=DIR")
+    return parser
+
+
 def rss_mib() -> float:
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * resource.getpagesize() / 2**20

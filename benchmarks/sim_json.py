@@ -13,13 +13,10 @@ and the process's peak RSS; asserts nothing.
 
 from __future__ import annotations
 
-import argparse
 import json
 import resource
 import statistics
-import tempfile
 import time
-from pathlib import Path
 
 from checkout import use_checkout  # noqa: E402
 
@@ -27,10 +24,9 @@ use_checkout()
 
 from playground.engine import Simulation  # noqa: E402
 from playground.engine.report import snapshot  # noqa: E402
-from playground.scenario import load_scenario  # noqa: E402
 
 from clusters import open_as_the_cli_does  # noqa: E402
-from load import scenario_toml  # noqa: E402
+from load import read_scenario, size_arguments  # noqa: E402
 
 try:
     from playground.engine.report import json_text  # noqa: E402
@@ -40,16 +36,8 @@ except ImportError:  # a revision before it
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--nodes", type=int, default=5000)
-    parser.add_argument("--pods", type=int, default=150_000)
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--src", help="another checkout's directory, given as --src=DIR")
-    args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "load.toml"
-        path.write_text(scenario_toml(args.nodes, args.pods))
-        sim = Simulation(load_scenario(path))
+    args = size_arguments().parse_args()
+    sim = Simulation(read_scenario(args.nodes, args.pods))
     open_as_the_cli_does(sim)
     sim.run_until_ms(30_000)
     built, written = [], []

@@ -175,7 +175,14 @@ def main() -> None:
                 from yaml import CSafeDumper as Dumper
             except ImportError:  # pragma: no cover
                 from yaml import SafeDumper as Dumper
-            path.write_text(yaml.dump(data, Dumper=Dumper, sort_keys=False))
+
+            class KubectlDumper(Dumper):
+                """As kubectl writes: every object written out, no anchors and aliases (the dump's
+                pods share their tolerations list, which PyYAML would write once and alias)."""
+
+                def ignore_aliases(self, data) -> bool:
+                    return True
+            path.write_text(yaml.dump(data, Dumper=KubectlDumper, sort_keys=False))
         else:
             path.write_text(json.dumps(data))
         del data

@@ -13,10 +13,7 @@ from pathlib import Path
 
 import yaml
 
-try:  # libyaml's parser: about ten times faster on a large dump
-    from yaml import CSafeLoader as SafeLoader
-except ImportError:  # pragma: no cover - PyYAML built without libyaml
-    from yaml import SafeLoader
+from .yamlload import load_all
 
 
 try:  # msgspec decodes a large JSON dump in about 60% of the json module's time, to the same objects
@@ -138,7 +135,7 @@ def _documents(text: str | bytes, source: str) -> list:
                 raise ManifestError(f"{source}:{exc.lineno}: not valid JSON: {exc.msg} (column {exc.colno})") from None
             # a JSON-looking start may still be YAML flow style; let YAML say what is wrong
     try:
-        return [d for d in yaml.load_all(text, Loader=SafeLoader) if d is not None]
+        return [d for d in load_all(text) if d is not None]
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = f":{mark.line + 1}" if mark is not None else ""

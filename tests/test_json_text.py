@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from playground.cli import main
 from playground.engine import Simulation
-from playground.engine.report import PLAIN_FLOATS, json_text, snapshot
+from playground.engine.report import PLAIN_FLOATS, json_pieces, json_text, snapshot, snapshot_lazily
 from playground.scenario import load_scenario
 
 SCENARIOS = sorted((Path(__file__).parent.parent / "scenarios").glob("*.toml"))
@@ -44,6 +44,15 @@ def test_every_shipped_scenario_s_document_is_the_json_module_s_text(path):
     # json_text's promise holds for floats in this range: the document's are seconds from milliseconds
     low, high = PLAIN_FLOATS
     assert all(x == 0 or low <= abs(x) < high for x in floats(document))
+
+
+@pytest.mark.parametrize("path", SCENARIOS[::3], ids=lambda p: p.stem)
+@pytest.mark.parametrize("chunk", [1, 3, 2_000])
+def test_the_document_written_in_pieces_is_the_json_module_s_text(path, chunk):
+    """`sim --json` writes the document piece by piece, its long lists made as they are written."""
+    sim = Simulation(load_scenario(path))
+    sim.run_until_ms(5 * 60_000)
+    assert b"".join(json_pieces(snapshot_lazily(sim), chunk)) == reference(snapshot(sim))
 
 
 def test_sim_json_prints_the_json_module_s_text(capsys):
@@ -87,3 +96,13 @@ EXAMPLES = int(os.environ.get("JSON_TEXT_EXAMPLES", "200"))
 @given(json_values)
 def test_random_documents_are_written_as_the_json_module_writes_them(document):
     assert json_text(document) == reference(document)
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(st.dictionaries(st.text(max_size=8), json_values | st.lists(json_values, max_size=6), max_size=5),
+       st.integers(1, 4), st.data())
+def test_random_documents_with_lists_made_as_they_are_written_are_written_as_the_json_module_writes_them(
+        document, chunk, data):
+    lazily = {key: iter(value) if isinstance(value, list) and data.draw(st.booleans()) else value
+              for key, value in document.items()}
+    assert b"".join(json_pieces(lazily, chunk)) == reference(document)

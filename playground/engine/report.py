@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -195,18 +197,30 @@ def scheduling_json(sim: "Simulation", pod: Pod) -> dict[str, Any] | None:
     }
 
 
+LONG_LISTS = ("events", "nodes", "pods")
+
+
 def snapshot(sim: "Simulation", events: list[Event] | None = None) -> dict[str, Any]:
+    document = snapshot_lazily(sim, events)
+    for key in LONG_LISTS:
+        document[key] = list(document[key])
+    return document
+
+
+def snapshot_lazily(sim: "Simulation", events: list[Event] | None = None) -> dict[str, Any]:
+    """`snapshot` with its long lists (LONG_LISTS) as iterators, each item made as it is written
+    (`json_pieces`): at 150,000 pods the lists' dicts held about 500 MiB at once."""
     store = sim.store
     events = list(store.recorder.events) if events is None else events
     return {
         "time": sim.clock.now / 1000,
         "scenario": sim.scenario.scenario.name,
         "kubernetesVersion": sim.release.version,
-        "events": [e.as_dict() for e in events],
+        "events": (e.as_dict() for e in events),
         "zones": {zone or "": state for zone, state in sorted(sim.nodelifecycle.zone_states.items())},
         "allZonesDown": sim.nodelifecycle.all_zones_down,
-        "nodes": [node_json(sim, n) for n in store.nodes.values()],
-        "pods": [pod_json(sim, p) for p in sorted(store.pods.values(), key=lambda p: p.key)],
+        "nodes": (node_json(sim, n) for n in store.nodes.values()),
+        "pods": (pod_json(sim, p) for p in sorted(store.pods.values(), key=lambda p: p.key)),
         "deployments": [deployment_json(sim, d) for _, d in sorted(store.deployments.items())],
         "drains": [drain_json(sim, d) for _, d in sorted(sim.drain.status.items())],
         "podDisruptionBudgets": [pdb_json(p) for _, p in sorted(store.pdbs.items())],
@@ -231,9 +245,9 @@ def json_text(document: Any) -> bytes:
     PLAIN_FLOATS in magnitude (those of `snapshot` are seconds from integer milliseconds): msgspec
     writes it, and the characters it writes otherwise are escaped as the json module escapes them.
     Outside that range msgspec writes floats in another exponent form (1e16 for 1e+16, 0.00001 for
-    1e-05) and NaN as null: still JSON, not the same text. At 150,000 pods, 0.6-0.8 s of CPU
-    instead of 6-8, and half the process's peak memory (the json module keeps a list of millions of
-    pieces: benchmarks/sim_json.py)."""
+    1e-05) and NaN as null: still JSON, not the same text. The json module writes with indent in
+    pure Python (its C encoder does not indent): at 150,000 pods it took 6-8 s of CPU, and kept a
+    list of millions of pieces."""
     try:
         data = msgspec.json.format(msgspec.json.encode(document), indent=1)
     except (TypeError, ValueError, OverflowError):  # a type msgspec does not write (a 70-bit int)
@@ -241,6 +255,33 @@ def json_text(document: Any) -> bytes:
     if not data.isascii() or b"\x7f" in data:
         data = _NOT_ASCII.sub(_ascii_escape, data.decode()).encode()
     return data
+
+
+def json_pieces(document: dict[str, Any], chunk: int = 2_000) -> Iterator[bytes]:
+    """`json_text(document)` in pieces, for a document whose values may be iterators (lists made as
+    they are written, `chunk` items at a time). The pieces are the json module's indentation one
+    level down: each value is written as at the top and its lines shifted by one space."""
+    if not document:
+        yield b"{}"
+        return
+    separator = b"{\n "
+    for key, value in document.items():
+        yield separator + json_text(key) + b": "
+        separator = b",\n "
+        if isinstance(value, Iterator):
+            yield from _list_pieces(value, chunk)
+        else:
+            yield json_text(value).replace(b"\n", b"\n ")
+    yield b"\n}"
+
+
+def _list_pieces(items: Iterator, chunk: int) -> Iterator[bytes]:
+    opening = b"[\n"
+    while batch := list(islice(items, chunk)):
+        # "[\n  item,\n  item\n ]" one level down: its items' lines between the brackets
+        yield opening + json_text(batch).replace(b"\n", b"\n ")[2:-3]
+        opening = b",\n"
+    yield b"[]" if opening == b"[\n" else b"\n ]"
 
 
 def _ascii_escape(match: re.Match) -> str:

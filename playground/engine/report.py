@@ -209,7 +209,7 @@ def snapshot(sim: "Simulation", events: list[Event] | None = None) -> dict[str, 
 
 def snapshot_lazily(sim: "Simulation", events: list[Event] | None = None) -> dict[str, Any]:
     """`snapshot` with its long lists (LONG_LISTS) as iterators, each item made as it is written
-    (`json_pieces`): at 150,000 pods the lists' dicts held about 500 MiB at once."""
+    (`json_pieces`): at 150,000 pods the whole document's dicts and text took 550 MiB at once."""
     store = sim.store
     events = list(store.recorder.events) if events is None else events
     return {
@@ -234,7 +234,7 @@ def snapshot_lazily(sim: "Simulation", events: list[Event] | None = None) -> dic
 
 
 # The characters msgspec writes otherwise than the json module: it writes non-ASCII and DEL as they
-# are, where `json.dumps` escapes them as \\uXXXX.
+# are, where `json.dumps` escapes them as \uXXXX.
 _NOT_ASCII = re.compile(r"[^\x00-\x7e]")
 PLAIN_FLOATS = (1e-4, 1e16)
 

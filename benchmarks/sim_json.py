@@ -29,7 +29,8 @@ from playground.engine import Simulation  # noqa: E402
 from playground.engine.report import snapshot  # noqa: E402
 
 from clusters import open_as_the_cli_does  # noqa: E402
-from load import read_scenario, size_arguments  # noqa: E402
+from load import read_scenario, rss_mib, size_arguments  # noqa: E402
+
 
 def sim_json_text(sim):
     """The pieces of the document's text, as `sim --json` of this revision makes them."""
@@ -42,11 +43,6 @@ def sim_json_text(sim):
             return [json.dumps(snapshot(sim), indent=1).encode()]
         return [json_text(snapshot(sim))]
     return json_pieces(snapshot_lazily(sim))
-
-
-def rss_mib() -> float:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * resource.getpagesize() / 2**20
 
 
 def main() -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Iterable
-from itertools import islice
+from itertools import chain, islice
 from pathlib import Path
 
 from .scenario import Scenario, ScenarioError, load_scenario
@@ -177,8 +177,7 @@ def _sim(file: str, until: str | None, as_json: bool, plot: str | None = None) -
 
         write_plot(sim.history.series, sim.clock.now, plot, sim.scenario.scenario.name)
     if as_json:
-        _write_bytes(json_pieces(snapshot_lazily(sim)))
-        _write_bytes([b"\n"])
+        _write_bytes(chain(json_pieces(snapshot_lazily(sim)), [b"\n"]))
         return 0
     # Lines written a thousand at a time: a print a line was a system call a line when stdout is
     # unbuffered (0.4 s of system time for 300,000 Events).

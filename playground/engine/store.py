@@ -239,10 +239,10 @@ class Store:
         self.changes.events += 1
         return self.recorder.record(type_, reason, obj, message, source, self._uid_of(obj), instance)
 
-    def event_once(self, type_: str, reason: str, obj: str, message: str, source: str) -> Event:
-        """`event` for an Event recorded once at most for its object (EventRecorder.record_once)."""
+    def event_once(self, type_: str, reason: str, pod: Pod, message: str, source: str) -> Event:
+        """`event` for an Event recorded once at most for a pod of the store (EventRecorder.record_once)."""
         self.changes.events += 1
-        return self.recorder.record_once(type_, reason, obj, message, source, self._uid_of(obj))
+        return self.recorder.record_once(type_, reason, pod.ref, message, source, pod.uid)
 
     def _uid_of(self, obj: str) -> int:
         """The uid of an involved Pod or Node that still exists (0 otherwise)."""

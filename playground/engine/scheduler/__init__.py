@@ -996,10 +996,10 @@ class Scheduler:
 
     def bind(self, pod: Pod, node: Node) -> None:
         store = self.sim.store
-        self.queue.done(pod.key)
+        # (the queue forgets the pod when this scheduler's informer hears it bound: _on_pod_event)
         self.last_attempt.pop(pod.key, None)
         # A pod is bound once: its Scheduled event is never repeated.
-        store.event_once("Normal", "Scheduled", pod.ref, f"Successfully assigned {pod.key} to {node.name}",
+        store.event_once("Normal", "Scheduled", pod, f"Successfully assigned {pod.key} to {node.name}",
                          self.config.scheduler_name)
         store.assign_pod(pod, node.name)
 

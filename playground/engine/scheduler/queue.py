@@ -17,6 +17,8 @@ own backoffQ (podErrorBackoffQ), which is never popped early.
 from __future__ import annotations
 
 import heapq
+from bisect import insort
+from collections import deque
 from dataclasses import dataclass
 from typing import Callable
 
@@ -46,7 +48,12 @@ class SchedulingQueue:
         self.max_backoff = max_backoff_ms
         self.pop_from_backoff = pop_from_backoff
         self.infos: dict[str, QueuedPodInfo] = {}
-        self._active: list[tuple[int, int, int, str]] = []
+        # activeQ, ordered by (-priority, queued at, token): a heap of the (-priority, queued at)
+        # pairs, each with its entries (token, key) in token order. Pods queued together (a
+        # ReplicaSet's creates, 150,000 at a scenario's open) share a pair, so popping one is a
+        # popleft, not a sift through a heap of all of them; the order is the heap's.
+        self._active: list[tuple[int, int]] = []
+        self._active_runs: dict[tuple[int, int], deque[tuple[int, str]]] = {}
         # (expiry, token, key); with pop_from_backoff (window, -priority, queued at, token, key)
         self._backoff: list[tuple] = []
         self._error_backoff: list[tuple] = []  # podErrorBackoffQ (pop_from_backoff only)
@@ -102,7 +109,37 @@ class SchedulingQueue:
     def _push_active(self, info: QueuedPodInfo) -> None:
         info.where = ACTIVE
         info.token = self._next_token()
-        heapq.heappush(self._active, (-info.priority, info.timestamp, info.token, info.key))
+        # the newest token: it goes last of its pair's entries
+        self._active_run(info).append((info.token, info.key))
+
+    def _active_run(self, info: QueuedPodInfo) -> deque[tuple[int, str]]:
+        pair = (-info.priority, info.timestamp)
+        run = self._active_runs.get(pair)
+        if run is None:
+            run = self._active_runs[pair] = deque()
+            heapq.heappush(self._active, pair)
+        return run
+
+    def _first_active(self, take: bool) -> QueuedPodInfo | None:
+        """The first live entry of activeQ (stale entries before it dropped), popped if `take`."""
+        active, runs, infos = self._active, self._active_runs, self.infos
+        while active:
+            pair = active[0]
+            run = runs[pair]
+            while run:
+                token, key = run[0]
+                info = infos.get(key)
+                if info is not None and info.token == token and info.where == ACTIVE:
+                    if take:
+                        run.popleft()
+                        if not run:
+                            heapq.heappop(active)
+                            del runs[pair]
+                    return info
+                run.popleft()
+            heapq.heappop(active)
+            del runs[pair]
+        return None
 
     def _push_backoff(self, info: QueuedPodInfo) -> None:
         info.where = BACKOFF
@@ -128,18 +165,14 @@ class SchedulingQueue:
             self.unschedulable.pop(key, None)
 
     def has_active(self) -> bool:
-        self._clean(self._active, ACTIVE)
-        return bool(self._active)
+        return self._first_active(False) is not None
 
     def pop(self) -> QueuedPodInfo | None:
-        while self._active:
-            _, _, token, key = heapq.heappop(self._active)
-            info = self.infos.get(key)
-            if info is not None and info.token == token and info.where == ACTIVE:
-                info.where = IN_FLIGHT
-                info.attempts += 1
-                return info
-        return None
+        info = self._first_active(True)
+        if info is not None:
+            info.where = IN_FLIGHT
+            info.attempts += 1
+        return info
 
     @property
     def pushes(self) -> int:
@@ -149,20 +182,18 @@ class SchedulingQueue:
     def peek(self) -> QueuedPodInfo | None:
         """The pod pop() would return next, left in activeQ (stale entries on top are dropped, as
         pop() drops them)."""
-        active = self._active
-        while active:
-            _, _, token, key = active[0]
-            info = self.infos.get(key)
-            if info is not None and info.token == token and info.where == ACTIVE:
-                return info
-            heapq.heappop(active)
-        return None
+        return self._first_active(False)
 
     def restore(self, info: QueuedPodInfo) -> None:
-        """Undo pop(): the pod is back in activeQ where it was (the same heap entry)."""
+        """Undo pop(): the pod is back in activeQ where it was (the same entry)."""
         info.where = ACTIVE
         info.attempts -= 1
-        heapq.heappush(self._active, (-info.priority, info.timestamp, info.token, info.key))
+        run = self._active_run(info)
+        entry = (info.token, info.key)
+        if not run or entry < run[0]:
+            run.appendleft(entry)
+        else:  # (pods popped together are put back in any order)
+            insort(run, entry)
 
     def pop_backoff(self, skip: set[str] = frozenset()) -> QueuedPodInfo | None:
         """popBackoff (activeQ is empty): the first pod of backoffQ, backing off or not; never one

@@ -175,6 +175,25 @@ async def test_events_view_is_bounded_and_follows_the_tail():
         assert len(app.events_view.events) <= 40
 
 
+async def test_events_view_title_says_how_much_of_the_log_is_kept():
+    """Once the bounded log dropped events, the title says how many it keeps of how many were
+    recorded; before, it says nothing of it."""
+    app = make_app(event_limit=12)
+    async with app.run_test(size=SIZE) as pilot:
+        await press(pilot, "5")
+        title = app.events_view.title_bar
+        recorder = app.sim.store.recorder
+        while recorder.total <= 12:
+            assert "kept" not in title.content.plain
+            await app.advance(1)
+            await pilot.pause()
+        app.nodes_view.table.select_key("a-1")
+        await press(pilot, "1", "c", "u", "5")
+        assert recorder.total > 12
+        assert title.content.plain.startswith("Events  [12]")
+        assert f"the newest 12 of {recorder.total:,} events are kept (playground sim lists all)" in title.content.plain
+
+
 async def test_ctrl_o_opens_a_kubectl_dump_as_the_command_line_does():
     """A dump typed as the path is imported (its report's first line shown), opened at 0 s, and
     a save goes beside it as TOML."""

@@ -171,6 +171,16 @@ class EventsView(TableView):
     def live_count(self) -> int:
         return len(self.events)
 
+    def title_extra(self) -> Text | None:
+        """The log is bounded (the app's event_limit): once it dropped events, say how many it keeps
+        of how many were recorded, as a big cluster records 300,000 while it opens."""
+        recorder = self.sim.store.recorder
+        kept = len(recorder.events)
+        if recorder.total <= kept:
+            return None
+        return Text(f"the newest {kept:,} of {recorder.total:,} events are kept (playground sim lists all)",
+                    style="dim")
+
     def frame(self, time_moved: bool) -> None:
         self.catch_up()
         super().frame(time_moved)

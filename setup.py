@@ -1,13 +1,27 @@
-"""The one compiled part: the scheduler's loop over runs of equivalent pods
-(playground/engine/scheduler/_placement.c, see equivalence.py). Optional: without a C compiler the
-package installs without it and schedules every pod with the Python cycle, to the same result."""
+"""The compiled parts, both optional: without a C compiler (or libyaml's headers) the package installs
+without them and does the same work in Python, to the same result, only slower at size.
+
+- the scheduler's loop over runs of equivalent pods (playground/engine/scheduler/_placement.c, see
+  equivalence.py);
+- the builder of YAML documents from libyaml's parse events (playground/manifests/_yamlbuild.c, see
+  yamlload.py), linked with the system's libyaml (Debian: libyaml-dev).
+"""
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension(
-    "playground.engine.scheduler._placement",
-    sources=["playground/engine/scheduler/_placement.c"],
-    # No fused multiply-add: a*b+c rounds twice, as in Python (PodTopologySpread's float scores).
-    extra_compile_args=["-O2", "-ffp-contract=off", "-fno-fast-math"],
-    optional=True,
-)])
+setup(ext_modules=[
+    Extension(
+        "playground.engine.scheduler._placement",
+        sources=["playground/engine/scheduler/_placement.c"],
+        # No fused multiply-add: a*b+c rounds twice, as in Python (PodTopologySpread's float scores).
+        extra_compile_args=["-O2", "-ffp-contract=off", "-fno-fast-math"],
+        optional=True,
+    ),
+    Extension(
+        "playground.manifests._yamlbuild",
+        sources=["playground/manifests/_yamlbuild.c"],
+        libraries=["yaml"],
+        extra_compile_args=["-O2"],
+        optional=True,
+    ),
+])

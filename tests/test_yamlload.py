@@ -12,9 +12,13 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from playground.manifests import yamlload
 from playground.manifests.yamlload import load_all
 
 SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# load_all's two builders: the compiled one (setup.py, with libyaml's headers) and the Python one
+# that the package falls back to without it
+BUILDERS = {"compiled": yamlload._build, "python": None}
 
 
 def reference(text: str):
@@ -24,11 +28,48 @@ def reference(text: str):
         return (type(exc), str(exc))
 
 
-def loaded(text: str):
+def loaded(text: str, builder=yamlload._build):
+    saved, yamlload._build = yamlload._build, builder
     try:
         return load_all(text)
     except Exception as exc:  # noqa: BLE001
         return (type(exc), str(exc))
+    finally:
+        yamlload._build = saved
+
+
+def read_by_both(text: str):
+    """What each builder reads of `text`, or the error it ends with."""
+    return {name: loaded(text, builder) for name, builder in BUILDERS.items()}
+
+
+@pytest.mark.parametrize("depth", [yamlload.MAX_DEPTH, yamlload.MAX_DEPTH + 1, 1001])
+def test_deep_documents_end_as_the_safe_loader_ends(depth):
+    """Up to MAX_DEPTH levels each builder reads a document itself; deeper ones go to the SafeLoader,
+    whose libyaml (0.2.6) refuses more than 1,000: the outcome is its own, whatever the machine's
+    libyaml would have said."""
+    flow = "[" * depth + "]" * depth
+    block = "".join(f"{'  ' * i}k{i}:\n" for i in range(depth)) + "  " * depth + "x\n"
+    for text in (flow, block):
+        for name, builder in BUILDERS.items():
+            got = loaded(text, builder)
+            if depth > 1000:
+                assert got[0] is yaml.scanner.ScannerError or got[0] is yaml.parser.ParserError, name
+                assert "nesting" in got[1] or "level" in got[1], name
+            else:
+                assert not isinstance(got, tuple), name
+        reader = (yamlload._compiled, yamlload._from_events)
+        if depth <= yamlload.MAX_DEPTH:
+            assert reader[0](text) == reader[1](text)  # each read it itself
+        else:
+            for read in reader:
+                with pytest.raises(Exception):
+                    read(text)  # left to the SafeLoader
+
+
+def test_the_compiled_builder_is_built() -> None:
+    """`pip install -e .` builds it (setup.py) where libyaml's headers are (Debian: libyaml-dev)."""
+    assert yamlload._build is not None
 
 
 KUBECTL = """\
@@ -91,11 +132,15 @@ metadata:
     "a: {b: [1, two, {c: d}], e: []}\nf: {}\n",  # flow style
     "name: café → ☃\n\"quoted key\": 1\n? explicit key\n: value\n",  # unicode, quoted and explicit keys
     "# a comment\na: 1 # another\n",
+    "\ufeff\ufeffa: 1\n",  # byte order marks: the first marks the encoding, the second is skipped
 ], ids=["kubectl", "two-documents", "empty-documents", "nothing", "scalar-document", "ints", "floats",
         "bools", "nulls", "timestamps", "quoted", "block-scalars", "duplicate-key", "flow", "unicode-keys",
-        "comments"])
+        "comments", "byte-order-marks"])
 def test_what_kubectl_and_people_write_is_read_as_the_safe_loader_reads_it(text):
-    assert loaded(text) == reference(text)
+    expected = reference(text)
+    assert read_by_both(text) == {"compiled": expected, "python": expected}
+    # each builder reads it itself, without leaving it to the SafeLoader
+    assert yamlload._compiled(text) == yamlload._from_events(text) == expected
 
 
 @pytest.mark.parametrize("text", [
@@ -118,7 +163,8 @@ def test_what_kubectl_and_people_write_is_read_as_the_safe_loader_reads_it(text)
 ], ids=["alias", "merge", "inline-merge", "tags", "binary", "set", "pairs", "unknown-tag", "list-key", "map-key", "value-key",
         "mapping-in-plain", "unclosed-flow", "mixed-block", "bad-date", "undefined-alias"])
 def test_what_the_builder_leaves_to_the_safe_loader_ends_as_the_safe_loader_ends(text):
-    assert loaded(text) == reference(text)
+    expected = reference(text)
+    assert read_by_both(text) == {"compiled": expected, "python": expected}
 
 
 words = st.sampled_from(["yes", "no", "on", "off", "y", "n", "true", "False", "null", "~", "", "0", "007",
@@ -149,4 +195,5 @@ EXAMPLES = int(os.environ.get("YAML_LOAD_EXAMPLES", "300"))
 def test_random_documents_are_read_as_the_safe_loader_reads_them(docs, flow, unicode, explicit, style):
     text = yaml.dump_all(docs, Dumper=NoAliases, default_flow_style=flow, allow_unicode=unicode,
                          explicit_start=explicit, default_style=style)
-    assert loaded(text) == reference(text)
+    expected = reference(text)
+    assert read_by_both(text) == {"compiled": expected, "python": expected}

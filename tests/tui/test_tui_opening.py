@@ -99,6 +99,36 @@ async def test_a_long_first_step_without_figures_shows_an_indeterminate_bar():
         assert app.opening.display is False
 
 
+async def test_the_count_grows_without_laying_the_screen_out_again():
+    """The label is as wide as its widest count for this total: while the count grows, only the bar
+    and the label are painted again; the screen is laid out when the text's width class changes."""
+    app = make_app(OPENING)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.timecontrol.opened()
+        label = app.opening.query_one(Label)
+        layouts = []
+        original = app.screen._refresh_layout
+
+        def counted(*args, **kwargs):
+            layouts.append(1)
+            return original(*args, **kwargs)
+        app.screen._refresh_layout = counted
+        app.opening.show((0, None))
+        await pilot.pause()
+        creating = len(layouts)
+        app.opening.show((5, 150_000))
+        await pilot.pause()
+        width = label.size.width
+        started = len(layouts)
+        for done in (50, 5_000, 75_000, 149_999, 150_000):
+            app.opening.show((done, 150_000))
+            await pilot.pause()
+            assert label.size.width == width == len("Placing the pods created at t=0: 150,000 of 150,000")
+            assert str(label.content).endswith(f"{done:,} of 150,000")
+        assert len(layouts) == started  # the count grew five times: no layout
+        assert creating >= 1 and started > creating  # shown, then another text: laid out
+
+
 def test_opening_bar_snapshot(snap_compare):
     app = make_app(OPENING)
 

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 # Before the scheduler reports, a step of instant 0 that has run this long shows an indeterminate bar
 # (the controllers are creating the pods that the scheduler will place).
 OPENING_NOTICE_SECONDS = 0.5
+CREATING = "Opening the scenario: creating its pods…"
+PLACING = "Placing the pods created at t=0: {done:,} of {total:,}"
 
 
 class OpeningProgress(Horizontal):
@@ -77,10 +79,20 @@ class OpeningProgress(Horizontal):
             return
         done, total = state
         bar = self.query_one(ProgressBar)
-        label = self.query_one(Label)
         if total is None:
-            label.update("Opening the scenario: creating its pods…")
+            self._label(CREATING, CREATING)
             bar.update(total=None)
         else:
-            label.update(f"Placing the pods created at t=0: {done:,} of {total:,}")
+            self._label(PLACING.format(done=done, total=total), PLACING.format(done=total, total=total))
             bar.update(total=total, progress=done)
+
+    def _label(self, text: str, widest: str) -> None:
+        """Show `text` in a label as wide as `widest`: a count that grows keeps the label's size, so
+        the screen is not laid out again ten times a second while a big scenario opens (each layout
+        painted the header, the tabs and the footer too, taking time from the engine's open)."""
+        label = self.query_one(Label)
+        width = len(widest)
+        resized = label.styles.width is None or label.styles.width.cells != width
+        if resized:
+            label.styles.width = width
+        label.update(text, layout=resized)

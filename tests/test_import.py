@@ -293,6 +293,25 @@ def test_bad_dumps_name_the_file_the_object_and_the_field(text, message):
     assert message in str(info.value)
 
 
+def test_a_mistyped_file_name_is_said_before_any_file_is_read(tmp_path, monkeypatch):
+    """Files are read one after another, each file's bytes let go before its objects are built; a
+    name that is no file or is a folder is said first, not after the files before it were read."""
+    from playground.manifests import reader
+
+    read: list[str] = []
+    documents = reader._documents
+    monkeypatch.setattr(reader, "_documents", lambda text, source: read.append(source) or documents(text, source))
+    good = tmp_path / "good.yaml"
+    good.write_text("apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n")
+    for wrong, message in ((tmp_path / "nope.yaml", "no such file"), (tmp_path, "is a folder")):
+        with pytest.raises(ManifestError) as info:
+            import_files([str(good), str(wrong)])
+        assert str(info.value).startswith(f"{wrong}: {message}")
+        assert read == []
+    dump = reader.read_files([str(good), str(good)])
+    assert read == [str(good), str(good)] and len(dump.items) == 2
+
+
 def test_cli_import_writes_a_scenario_with_the_report_on_top(tmp_path, capsys):
     out = tmp_path / "eks.toml"
     assert main(["import", str(DUMPS / "eks-cluster.json"), "-o", str(out)]) == 0

@@ -10,6 +10,7 @@ import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterable, Iterator
 
 import yaml
 
@@ -170,7 +171,7 @@ def _where(origin: str, index: int | None) -> str:
     return origin if index is None else f"{origin} items[{index}]"
 
 
-def read_texts(texts: list[tuple[str, str]]) -> Dump:
+def read_texts(texts: Iterable[tuple[str, str | bytes]]) -> Dump:
     """(source name, text) pairs -> the objects they hold, with a kind each."""
     dump = Dump()
     for source, text in texts:
@@ -204,10 +205,25 @@ def read_texts(texts: list[tuple[str, str]]) -> Dump:
 
 def read_files(paths: list[str]) -> Dump:
     """Files by name; `-` is stdin."""
-    texts = []
+    for path in paths:  # a mistyped name is said at once, not after the big file before it was read
+        if path != "-":
+            _check_readable(path)
+    return read_texts(_file_texts(paths))
+
+
+def _check_readable(path: str) -> None:
+    if Path(path).is_dir():
+        raise ManifestError(f"{path}: is a folder; give the files in it (e.g. {path}/*.yaml)")
+    if not Path(path).exists():
+        raise ManifestError(f"{path}: no such file")
+
+
+def _file_texts(paths: list[str]) -> Iterator[tuple[str, str | bytes]]:
+    """(name, text) of each file, read when the one before has been read: a file's bytes go before
+    its objects are built (a 376 MiB `-o yaml` dump held its bytes and its text at once)."""
     for path in paths:
         if path == "-":
-            texts.append(("<stdin>", sys.stdin.read()))
+            yield "<stdin>", sys.stdin.read()
             continue
         try:
             data = Path(path).read_bytes()
@@ -219,10 +235,11 @@ def read_files(paths: list[str]) -> Dump:
             raise ManifestError(f"{path}: cannot be read: {exc.strerror}") from None
         head = data[:64].lstrip()[:1]
         if head in (b"{", b"[") and _decode_json is not None:
-            texts.append((path, data))  # JSON: msgspec decodes (and checks the UTF-8 of) the bytes
+            yield path, data  # JSON: msgspec decodes (and checks the UTF-8 of) the bytes
             continue
         try:
-            texts.append((path, data.decode("utf-8")))
+            text = data.decode("utf-8")
         except UnicodeDecodeError:
             raise ManifestError(f"{path}: not a text file (UTF-8 expected)") from None
-    return read_texts(texts)
+        del data
+        yield path, text

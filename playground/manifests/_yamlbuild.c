@@ -8,7 +8,7 @@
  * a tag) and any error raise an exception: yamlload.py then leaves the text to PyYAML's loader,
  * which gives its own result or its own error.
  *
- * build(text: str, plain: callable, scalars: dict) -> list of documents
+ * build(text: str, plain: callable, scalars: dict, max_depth: int) -> list of documents
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -16,10 +16,6 @@
 #include <yaml.h>
 
 static PyObject *Unusual;  /* raised for what the builder leaves to PyYAML's loader */
-
-/* Deeper documents are left to PyYAML's loader, whose libyaml may refuse them (0.2.6 stops at 1,000
- * levels; the system's 0.2.5 has no limit): kubectl nests a few dozen levels at most. */
-#define MAX_DEPTH 500
 
 /* A container being filled: the object, and for a mapping the key waiting for its value. */
 typedef struct {
@@ -32,6 +28,7 @@ typedef struct {
     Frame *frames;
     Py_ssize_t depth;
     Py_ssize_t size;
+    Py_ssize_t max_depth;  /* deeper documents are left to PyYAML's loader (yamlload.MAX_DEPTH) */
 } Stack;
 
 static void stack_clear(Stack *stack) {
@@ -50,7 +47,7 @@ static int unusual(const char *what) {
 }
 
 static int stack_push(Stack *stack, PyObject *container, int mapping) {
-    if (stack->depth == MAX_DEPTH) {
+    if (stack->depth == stack->max_depth) {
         Py_DECREF(container);
         return unusual("deeply nested");
     }
@@ -161,7 +158,8 @@ static int parse(yaml_parser_t *parser, yaml_event_t *event) {
 
 static PyObject *build(PyObject *self, PyObject *args) {
     PyObject *text, *plain, *scalars;
-    if (!PyArg_ParseTuple(args, "UOO!", &text, &plain, &PyDict_Type, &scalars))
+    Py_ssize_t max_depth;
+    if (!PyArg_ParseTuple(args, "UOO!n", &text, &plain, &PyDict_Type, &scalars, &max_depth))
         return NULL;
     Py_ssize_t size;
     const char *utf8 = PyUnicode_AsUTF8AndSize(text, &size);
@@ -172,7 +170,7 @@ static PyObject *build(PyObject *self, PyObject *args) {
         return NULL;
     yaml_parser_t parser;
     yaml_event_t event;
-    Stack stack = {NULL, 0, 0};
+    Stack stack = {NULL, 0, 0, max_depth};
     if (!yaml_parser_initialize(&parser)) {
         Py_DECREF(documents);
         return PyErr_NoMemory();
@@ -212,7 +210,7 @@ static PyObject *build(PyObject *self, PyObject *args) {
 }
 
 static PyMethodDef methods[] = {
-    {"build", build, METH_VARARGS, "build(text, plain, scalars): the documents of a YAML text."},
+    {"build", build, METH_VARARGS, "build(text, plain, scalars, max_depth): the documents of a YAML text."},
     {NULL, NULL, 0, NULL},
 };
 

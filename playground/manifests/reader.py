@@ -212,6 +212,7 @@ def read_files(paths: list[str]) -> Dump:
 
 
 def _check_readable(path: str) -> None:
+    """A name that is no file, or a folder, said in the words a user can act on."""
     if Path(path).is_dir():
         raise ManifestError(f"{path}: is a folder; give the files in it (e.g. {path}/*.yaml)")
     if not Path(path).exists():
@@ -227,11 +228,8 @@ def _file_texts(paths: list[str]) -> Iterator[tuple[str, str | bytes]]:
             continue
         try:
             data = Path(path).read_bytes()
-        except FileNotFoundError:
-            raise ManifestError(f"{path}: no such file") from None
-        except IsADirectoryError:
-            raise ManifestError(f"{path}: is a folder; give the files in it (e.g. {path}/*.yaml)") from None
         except OSError as exc:
+            _check_readable(path)  # (gone or made a folder since read_files looked)
             raise ManifestError(f"{path}: cannot be read: {exc.strerror}") from None
         head = data[:64].lstrip()[:1]
         if head in (b"{", b"[") and _decode_json is not None:

@@ -42,7 +42,7 @@ STR = "tag:yaml.org,2002:str"
 CACHE_LIMIT = 100_000  # distinct plain scalars remembered (their tag and value)
 PLAIN = (True, False)  # a plain scalar's (plain implicit, quoted implicit): resolved from its text
 # Deeper documents go to PyYAML's loader, whose libyaml may refuse them (0.2.6 stops at 1,000 levels;
-# _yamlbuild.c's MAX_DEPTH, for a system libyaml that has no limit): kubectl nests a few dozen levels.
+# the system's, which _yamlbuild.c is built against, may have no limit): kubectl nests a few dozen.
 MAX_DEPTH = 500
 
 
@@ -64,7 +64,7 @@ def _compiled(text: str) -> list:
     loader = SafeLoader("")
     try:
         scalars: dict[str, object] = {}
-        return _build(text, lambda value: _plain(loader, value, scalars), scalars)
+        return _build(text, lambda value: _plain(loader, value, scalars), scalars, MAX_DEPTH)
     finally:
         loader.dispose()
 

@@ -108,6 +108,11 @@ class DisruptionController:
         controller, so the store does not call it (see store._idle)."""
         return not self.pods_by_pdb
 
+    def ignores(self, pod: Pod) -> bool:
+        """No budget selects `pod`: none of its changes but its creation concerns this controller (nor
+        those of another pod of its labels and namespace, which the same budgets select)."""
+        return not self.pods_by_pdb or pod.key not in self.pdbs_by_pod
+
     @watches("added", "bound", "phase", "condition", "deleting", "removed")
     def _on_pod_event(self, what: str, pod: Pod) -> None:
         if what == "nominated" or not self.pods_by_pdb:

@@ -417,6 +417,26 @@ class Store:
             self.set_pod_condition(pod, "PodScheduled", TRUE)
         self.bind_pod(pod, node_name)
 
+    def assign_pods(self, pods: list[Pod], node_names: list[str]) -> None:
+        """assign_pod for each of `pods` to the node name beside it (a run of equivalent pods the
+        scheduler placed), written together: the writes pod by pod, then each watcher hears of every
+        pod, in order, before the next watcher hears of any (`_pods_changed`). That equals one bind
+        after another when no watcher reacts to a bind beyond that pod's own bookkeeping: the
+        scheduler makes sure of it (scheduler/equivalence.quiet_binds)."""
+        if not self.one_write_per_update:
+            for pod, node_name in zip(pods, node_names):
+                self.assign_pod(pod, node_name)
+            return
+        now = self.now()
+        set_condition = self.pod_conditions.set
+        account = self._account
+        for pod, node_name in zip(pods, node_names):
+            set_condition(pod, "PodScheduled", TRUE, "", "", now)
+            pod.node_name = node_name
+            pod.nominated_node_name = ""
+            account(pod, +1)
+        self._pods_changed(pods, "bound")
+
     def set_pod_running(self, pod: Pod, conditions: tuple[str, ...]) -> None:
         """The kubelet's status update once the containers run: phase Running and `conditions` True
         in one write (the status manager patches the whole status), so watchers hear one change: a

@@ -995,13 +995,25 @@ class Scheduler:
         self.preemption.prepare_candidate(candidate, preemptor)
 
     def bind(self, pod: Pod, node: Node) -> None:
-        store = self.sim.store
         # (the queue forgets the pod when this scheduler's informer hears it bound: _on_pod_event)
         self.last_attempt.pop(pod.key, None)
+        self._scheduled_event(pod, node)
+        self.sim.store.assign_pod(pod, node.name)
+
+    def bind_together(self, pods: list[Pod], nodes: list[Node]) -> None:
+        """`bind` for each of `pods` to the node beside it, when no component reacts to one of these
+        binds before the next (equivalence.quiet_binds): the Scheduled events, then one store write
+        (Store.assign_pods)."""
+        forget = self.last_attempt.pop
+        for pod, node in zip(pods, nodes):
+            forget(pod.key, None)
+            self._scheduled_event(pod, node)
+        self.sim.store.assign_pods(pods, [node.name for node in nodes])
+
+    def _scheduled_event(self, pod: Pod, node: Node) -> None:
         # A pod is bound once: its Scheduled event is never repeated.
-        store.event_once("Normal", "Scheduled", pod, f"Successfully assigned {pod.key} to {node.name}",
-                         self.config.scheduler_name)
-        store.assign_pod(pod, node.name)
+        self.sim.store.event_once("Normal", "Scheduled", pod, f"Successfully assigned {pod.key} to {node.name}",
+                                  self.config.scheduler_name)
 
     # ---------------------------------------------------------------- explanations
 

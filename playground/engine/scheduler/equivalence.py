@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 
 import numpy as np
 
@@ -236,37 +237,22 @@ def _place(scheduler, run: list, sig: Signature) -> int:
     return _bind(scheduler, run, placed, out, order)
 
 
+# A run's binds go to the store together where no component would react to one of them before the
+# next (`quiet_binds`); False binds one pod after another (the reference the tests compare with).
+BIND_TOGETHER = True
+
+
 def _bind(scheduler, run: list, placed: int, out: np.ndarray, order: list) -> int:
     """Bind the placed pods in order while the cluster stays as the compiled loop assumed; the
     generator and next_start as after the last pod bound. Returns how many were bound."""
     rows, starts, words, counts = (column.tolist() for column in out)
-    columns = scheduler.columns
-    queue = scheduler.queue
-    pods = scheduler.sim.store.pods
-    deleting = scheduler.topology.counts.deleting
     rng = scheduler.sim.rng
     state = rng.getstate()
-    log_start, deleting_start, pushes = columns.log_end, len(deleting), queue.pushes
-    now = scheduler.sim.clock.now
-    bound = 0
     scheduler.topology.counts.hold()  # the run's pods are counted together, before anyone reads
     try:
-        for j in range(placed):
-            pod, info = run[j]
-            if pods.get(info.key) is not pod or pod.node_name or not pod.is_active():
-                break  # (as the run loop skips it)
-            row = rows[j]
-            node = order[row]
-            scheduler._budget_used += 1
-            scheduler.bind(pod, node)
-            if scheduler._events:
-                scheduler._process_events(now)
-            bound += 1
-            if not (columns.valid and columns.nodes is order and not columns.dirty
-                    and columns.log_end == log_start + bound and columns.pod_count.item(row) == counts[j]
-                    and not scheduler.nominated and len(deleting) == deleting_start and queue.pushes == pushes
-                    and pod.node_name == node.name):
-                break
+        bound = _bind_together(scheduler, run, placed, rows, counts, order) if BIND_TOGETHER else 0
+        if not bound:
+            bound = _bind_each(scheduler, run, placed, rows, counts, order)
     finally:
         scheduler.topology.counts.release()
     if rng.getstate() != state:
@@ -275,3 +261,105 @@ def _bind(scheduler, run: list, placed: int, out: np.ndarray, order: list) -> in
         advance(rng, words[bound - 1])
         scheduler.next_start = starts[bound - 1]
     return bound
+
+
+class _Unchanged:
+    """What the next cycle of a run reads, noted before its binds: `holds(bound)` says whether, after
+    `bound` binds of the run, only those binds changed it (their rows, and nothing else: no
+    nomination, no pod being deleted, no pod moved to the queue, no cluster event)."""
+
+    __slots__ = ("scheduler", "columns", "order", "log_start", "deleting_start", "pushes")
+
+    def __init__(self, scheduler, order: list) -> None:
+        self.scheduler = scheduler
+        self.columns = scheduler.columns
+        self.order = order
+        self.log_start = self.columns.log_end
+        self.deleting_start = len(scheduler.topology.counts.deleting)
+        self.pushes = scheduler.queue.pushes
+
+    def holds(self, bound: int) -> bool:
+        columns, scheduler = self.columns, self.scheduler
+        return (columns.valid and columns.nodes is self.order and not columns.dirty
+                and columns.log_end == self.log_start + bound and not scheduler.nominated
+                and len(scheduler.topology.counts.deleting) == self.deleting_start
+                and scheduler.queue.pushes == self.pushes)
+
+
+def _due(pods, pod, info) -> bool:
+    """The run loop would still give `pod` its cycle (it skips one bound, deleted or gone)."""
+    return pods.get(info.key) is pod and not pod.node_name and pod.is_active()
+
+
+def _bind_each(scheduler, run: list, placed: int, rows: list, counts: list, order: list) -> int:
+    """Bind one pod after another through the scheduler's ordinary bind, checking after each that
+    nothing but the bind changed what the next cycle reads; the run ends where something did."""
+    columns = scheduler.columns
+    pods = scheduler.sim.store.pods
+    unchanged = _Unchanged(scheduler, order)
+    now = scheduler.sim.clock.now
+    bound = 0
+    for j in range(placed):
+        pod, info = run[j]
+        if not _due(pods, pod, info):
+            break  # (as the run loop skips it)
+        row = rows[j]
+        node = order[row]
+        scheduler._budget_used += 1
+        scheduler.bind(pod, node)
+        if scheduler._events:
+            scheduler._process_events(now)
+        bound += 1
+        if not (unchanged.holds(bound) and columns.pod_count.item(row) == counts[j] and pod.node_name == node.name):
+            break
+    return bound
+
+
+def _bind_together(scheduler, run: list, placed: int, rows: list, counts: list, order: list) -> int:
+    """Bind all `placed` pods with one store write (Scheduler.bind_together) when that is what one
+    bind after another does: no component reacts to a bind of the run beyond that pod's own
+    bookkeeping (`quiet_binds`), so no bind changes what a later cycle of the run reads, and no
+    component's events or timers interleave with another's. (Every pod of the run is still due its
+    cycle: place_run took it from the queue as such, and nothing has run since.) Returns `placed`,
+    or 0 when the pods must be bound one by one."""
+    pods = [pod for pod, _info in run[:placed]]
+    per_row = Counter(rows[:placed])
+    if not quiet_binds(scheduler, pods, per_row, order):
+        return 0
+    unchanged = _Unchanged(scheduler, order)
+    scheduler._budget_used += placed
+    scheduler.bind_together(pods, [order[row] for row in rows[:placed]])
+    last_count = dict(zip(rows[:placed], counts))  # a row's pod count after its last bind of the run
+    pod_count = scheduler.columns.pod_count
+    if not (unchanged.holds(placed) and not scheduler._events
+            and all(pod_count.item(row) == count for row, count in last_count.items())):
+        raise RuntimeError("binding a run of equivalent pods together changed what its cycles read")
+    return placed
+
+
+def quiet_binds(scheduler, pods: list, per_row: Counter, order: list) -> bool:
+    """Binding `pods` (a run: one template, one owner), `per_row[row]` of them to the node
+    `order[row]`, concerns each component that watches binds only through that pod's own
+    bookkeeping: no cluster event for pods waiting in unschedulablePods (none was rejected by the
+    topology plugins), no PodDisruptionBudget to count, no taint eviction to arm or cancel, and each
+    kubelet admits its pods with nothing written but their start (Kubelet.admits_together). Two of
+    these are safeguards that no run meets today: a volume to attach (only a StatefulSet's pods have
+    volumes, and each has labels of its own) and a kubelet that would not admit (a node shutting
+    down has its not-ready taint; the scheduler placed the run within the node's totals). A run
+    starts only without nominated pods (`signature`)."""
+    sim = scheduler.sim
+    first = pods[0]
+    scheduled = sim.tainteviction.scheduled  # (by pod key: a pod of that name deleted since is not in it)
+    if (scheduler._events or scheduler.topology.rejected or not sim.store.one_write_per_update
+            or first.volume_claims or not sim.disruption.ignores(first)
+            or (scheduled and any(pod.key in scheduled for pod in pods))):
+        return False  # (the run's pods share labels: a budget that selects one selects all)
+    kubelets = sim.kubelets
+    for row, count in per_row.items():
+        node = order[row]
+        if node.taints:
+            return False  # taint eviction looks at every pod bound to a tainted node
+        kubelet = kubelets.get(node.name)
+        if kubelet is not None and not kubelet.admits_together(node, first, count):
+            return False
+    return True

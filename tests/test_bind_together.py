@@ -1,0 +1,220 @@
+"""A run of equivalent pods bound with one store write (equivalence._bind_together,
+Scheduler.bind_together, Store.assign_pods) against the reference: the same run bound one pod after
+another through the scheduler's ordinary bind (`equivalence.BIND_TOGETHER = False`).
+
+Binding together is taken only where no component reacts to a bind of the run beyond that pod's own
+bookkeeping (`quiet_binds`): a kubelet shutting down, a tainted node, a PodDisruptionBudget, a pod the
+topology plugins rejected or a nomination send the run back to one bind after another (a volume
+would too, but only a StatefulSet's pods have volumes, and each has labels of its own: no run).
+Both must leave the same `sim --json` document (the event log with it), the same random generator
+and the same round-robin start, on every shipped scenario and on random clusters where nodes shut
+down, fail, get NoExecute taints and drain while Deployments with budgets and a StatefulSet with
+volumes scale. HYPOTHESIS_EXAMPLES raises the number of random examples for a longer run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from playground.engine import Operation, Simulation
+from playground.engine import scheduler as scheduler_module
+from playground.engine.report import snapshot
+from playground.engine.scheduler import equivalence
+from playground.scenario import load_scenario, parse_scenario
+
+EXAMPLES = int(os.environ.get("HYPOTHESIS_EXAMPLES", "25"))
+SCENARIOS = sorted((Path(__file__).resolve().parent.parent / "scenarios").glob("*.toml"))
+ZONE = "topology.kubernetes.io/zone"
+
+pytestmark = pytest.mark.skipif(equivalence.LOOP is None, reason="the compiled placement loop is not built")
+
+
+@contextmanager
+def binding(together: bool, counts: dict | None = None):
+    """Runs from two pods on any cluster; a run's binds together or one by one. `counts` gets how
+    many runs were bound together and how many one by one."""
+    saved = (scheduler_module.RUN_NODES, scheduler_module.RUN_PODS, equivalence.BIND_TOGETHER,
+             equivalence._bind_together, equivalence._bind_each)
+    scheduler_module.RUN_NODES, scheduler_module.RUN_PODS = 1, 2
+    equivalence.BIND_TOGETHER = together
+    if counts is not None:
+        counts.setdefault("together", 0)
+        counts.setdefault("each", 0)
+        bind_together, bind_each = equivalence._bind_together, equivalence._bind_each
+
+        def counted_together(*args):
+            bound = bind_together(*args)
+            counts["together"] += bound > 0
+            return bound
+
+        def counted_each(*args):
+            counts["each"] += 1
+            return bind_each(*args)
+
+        equivalence._bind_together, equivalence._bind_each = counted_together, counted_each
+    try:
+        yield
+    finally:
+        (scheduler_module.RUN_NODES, scheduler_module.RUN_PODS, equivalence.BIND_TOGETHER,
+         equivalence._bind_together, equivalence._bind_each) = saved
+
+
+def outcome(build, plan=(), until: float = 180, together: bool = True, counts: dict | None = None) -> tuple:
+    with binding(together, counts):
+        sim = build()
+        for delay, operation in plan:
+            sim.run_until(sim.clock.now / 1000 + delay)
+            apply(sim, operation)
+        sim.run_until(max(until, sim.clock.now / 1000 + 120))
+        return json.dumps(snapshot(sim), indent=1), sim.rng.getstate(), sim.scheduler.next_start
+
+
+def apply(sim: Simulation, operation: tuple) -> None:
+    kind, arg = operation
+    if kind == "scale":
+        deployments = sorted(sim.store.deployments)
+        name = deployments[arg % len(deployments)]
+        sim.apply(Operation("scale", deployment=name, replicas=arg % 121))
+    elif kind == "delete-pod":
+        pods = sorted(sim.store.pods)
+        if pods:
+            namespace, name = pods[arg % len(pods)].split("/")
+            sim.apply(Operation("delete-pod", pod=name, namespace=namespace))
+    else:
+        nodes = sorted(sim.store.nodes)
+        if not nodes:
+            return
+        node = nodes[arg % len(nodes)]
+        if kind == "taint":
+            sim.apply(Operation("taint", node=node, taint="maint=yes:NoExecute"))
+        elif kind == "drain":
+            sim.apply(Operation("drain", node=node, ignore_daemonsets=True, delete_emptydir_data=True))
+        else:
+            sim.apply(Operation(kind, node=node))
+
+
+def random_cluster(seed: int) -> str:
+    """Three zones of node pools (one tainted NoExecute, tolerated by some pods for a while),
+    kubelets with a graceful shutdown period, Deployments of several templates (some under a
+    PodDisruptionBudget), a StatefulSet whose pods mount volumes."""
+    rng = random.Random(seed)
+    out = [f'[scenario]\nname = "bind-together-{seed}"\nseed = {seed}\n',
+           '[kubelet]\nshutdownGracePeriod = "30s"\nshutdownGracePeriodCriticalPods = "10s"\n']
+    for p in range(rng.randint(2, 4)):
+        taint = 'taints = ["dedicated=batch:NoExecute"]\n' if p == 1 else ""
+        out.append(f'[[nodePools]]\nnamePrefix = "p{p}-"\ncount = {rng.randint(2, 6)}\n'
+                   f'labels = {{ "{ZONE}" = "zone-{p % 3}" }}\n'
+                   f'capacity = {{ cpu = "{rng.choice([2, 4, 8])}", memory = "16Gi", pods = {rng.choice([8, 20])} }}\n'
+                   f'{taint}')
+    for d in range(rng.randint(2, 5)):
+        cpu = rng.choice(["100m", "250m", "500m", "1"])
+        tolerations = ('tolerations = [{ key = "dedicated", operator = "Exists", effect = "NoExecute", '
+                       f'tolerationSeconds = {rng.choice([0, 5, 60])} }}], ') if rng.random() < 0.4 else ""
+        out.append(f'[[deployments]]\nname = "app-{d}"\nreplicas = {rng.randint(3, 30)}\n'
+                   f'template = {{ {tolerations}labels = {{ app = "app-{d}" }}, requests = {{ cpu = "{cpu}" }} }}\n')
+        if rng.random() < 0.4:
+            out.append(f'[[podDisruptionBudgets]]\nname = "app-{d}"\nselector = {{ app = "app-{d}" }}\n'
+                       f'minAvailable = {rng.randint(1, 4)}\n')
+    if rng.random() < 0.6:
+        out.append(f'[[statefulSets]]\nname = "db"\nreplicas = {rng.randint(2, 5)}\npodManagementPolicy = "Parallel"\n'
+                   'template = { labels = { app = "db" }, requests = { cpu = "250m" } }\n')
+    return "\n".join(out)
+
+
+operations = st.lists(st.tuples(
+    st.integers(0, 40),
+    st.tuples(st.sampled_from(["scale", "scale", "shutdown", "power-off", "power-on", "taint", "drain",
+                               "cordon", "uncordon", "restart-kubelet", "delete-pod"]),
+              st.integers(0, 500))), max_size=10)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10_000), operations)
+def test_binding_together_equals_one_bind_after_another_on_random_clusters(seed, plan):
+    scenario = parse_scenario(random_cluster(seed))
+    together = outcome(lambda: Simulation(scenario), plan, together=True)
+    assert together == outcome(lambda: Simulation(scenario), plan, together=False)
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
+def test_binding_together_equals_one_bind_after_another_on_shipped_scenarios(path):
+    scenario = load_scenario(path)
+    together = outcome(lambda: Simulation(scenario), until=1800, together=True)
+    assert together == outcome(lambda: Simulation(scenario), until=1800, together=False)
+
+
+PLAIN = """
+[scenario]
+name = "runs"
+seed = 4
+
+[[nodePools]]
+namePrefix = "n-"
+count = 6
+labels = { "topology.kubernetes.io/zone" = "zone-a" }
+capacity = { cpu = "8", memory = "16Gi", pods = 40 }
+
+[[deployments]]
+name = "web"
+replicas = 60
+template = { labels = { app = "web" }, requests = { cpu = "100m" } }
+"""
+
+
+def counted_runs(text: str, plan=()) -> dict:
+    counts: dict = {}
+    scenario = parse_scenario(text)
+    together = outcome(lambda: Simulation(scenario), plan, together=True, counts=counts)
+    assert together == outcome(lambda: Simulation(scenario), plan, together=False)
+    return counts
+
+
+def test_a_plain_run_is_bound_together():
+    counts = counted_runs(PLAIN)
+    assert counts["together"] > 0 and counts["each"] == 0
+
+
+@pytest.mark.parametrize("why, text, plan", [
+    ("a kubelet shutting down (its pods tolerate its not-ready taint)",
+     PLAIN.replace('seed = 4', 'seed = 4\n[kubelet]\nshutdownGracePeriod = "60s"').replace(
+         'requests', 'tolerations = [{ key = "node.kubernetes.io/not-ready", operator = "Exists" }], requests'),
+     [(5, ("shutdown", 0)), (0, ("scale", 120))]),
+    ("a node tainted NoExecute, tolerated for a while",
+     PLAIN.replace('count = 6', 'count = 6\ntaints = ["maint=yes:NoExecute"]').replace(
+         'requests', 'tolerations = [{ key = "maint", operator = "Exists", effect = "NoExecute", tolerationSeconds = 30 }], requests'), ()),
+    ("a PodDisruptionBudget", PLAIN + '[[podDisruptionBudgets]]\nname = "web"\nselector = { app = "web" }\n'
+     'minAvailable = 3\n', ()),
+])
+def test_a_run_that_a_component_reacts_to_is_bound_one_by_one(why, text, plan):
+    counts = counted_runs(text, plan)
+    assert counts["each"] > 0, why
+
+
+def test_a_run_that_a_kubelet_would_not_admit_together_is_bound_one_by_one(monkeypatch):
+    from playground.engine.kubelet import Kubelet
+
+    monkeypatch.setattr(Kubelet, "admits_together", lambda self, node, pod, count: self.node_name != "n-3")
+    counts = counted_runs(PLAIN)
+    assert counts["each"] > 0
+
+
+def test_what_a_kubelet_admits_together():
+    sim = Simulation(parse_scenario(PLAIN))  # 6 nodes of 8 cpu and 40 pods, 60 pods of 100m
+    sim.run_until(0)
+    kubelet = sim.kubelets["n-1"]
+    node = kubelet.node
+    pod = next(iter(sim.store.pods.values()))
+    free_pods = node.allocatable_pods - node.pod_count
+    assert kubelet.admits_together(node, pod, free_pods)
+    assert not kubelet.admits_together(node, pod, free_pods + 1)  # one pod too many
+    kubelet.shutdown = object()  # a graceful shutdown under way: its manager rejects new pods
+    assert not kubelet.admits_together(node, pod, 1)
+    kubelet.network = "partitioned"  # it cannot write: it does nothing for a bound pod
+    assert kubelet.admits_together(node, pod, free_pods + 1)

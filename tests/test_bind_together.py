@@ -20,6 +20,7 @@ import random
 from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
@@ -197,24 +198,40 @@ def test_a_run_that_a_component_reacts_to_is_bound_one_by_one(why, text, plan):
     assert counts["each"] > 0, why
 
 
-def test_a_run_that_a_kubelet_would_not_admit_together_is_bound_one_by_one(monkeypatch):
-    from playground.engine.kubelet import Kubelet
+def test_a_run_a_kubelet_would_not_admit_together_is_bound_one_by_one(monkeypatch):
+    admitted = equivalence._admitted
+    calls = 0
 
-    monkeypatch.setattr(Kubelet, "admits_together", lambda self, node, pod, count: self.node_name != "n-3")
-    counts = counted_runs(PLAIN)
-    assert counts["each"] > 0
+    def not_the_second_run(*args):
+        nonlocal calls
+        calls += 1
+        return calls != 2 and admitted(*args)
+
+    monkeypatch.setattr(equivalence, "_admitted", not_the_second_run)
+    counts = counted_runs(PLAIN, [(5, ("scale", 100)), (5, ("scale", 120))])
+    assert counts["each"] > 0 and counts["together"] > 0
 
 
-def test_what_a_kubelet_admits_together():
+def test_what_kubelets_admit_together():
+    """_admitted: the run's pods per node within the node's totals, and no kubelet that can write
+    shutting down where the run binds a pod."""
     sim = Simulation(parse_scenario(PLAIN))  # 6 nodes of 8 cpu and 40 pods, 60 pods of 100m
     sim.run_until(0)
-    kubelet = sim.kubelets["n-1"]
-    node = kubelet.node
+    scheduler = sim.scheduler
+    order = scheduler.node_order()
+    scheduler.columns.sync(order, scheduler.filters)
     pod = next(iter(sim.store.pods.values()))
-    free_pods = node.allocatable_pods - node.pod_count
-    assert kubelet.admits_together(node, pod, free_pods)
-    assert not kubelet.admits_together(node, pod, free_pods + 1)  # one pod too many
+    free = [node.allocatable_pods - node.pod_count for node in order]
+
+    def admitted(per_row):
+        per_row = np.array(per_row, dtype=np.int64)
+        return equivalence._admitted(scheduler, pod, per_row, np.flatnonzero(per_row))
+
+    assert admitted(free)
+    assert not admitted([free[0] + 1] + free[1:])  # one pod too many on the first node
+    kubelet = sim.kubelets[order[1].name]
     kubelet.shutdown = object()  # a graceful shutdown under way: its manager rejects new pods
-    assert not kubelet.admits_together(node, pod, 1)
-    kubelet.network = "partitioned"  # it cannot write: it does nothing for a bound pod
-    assert kubelet.admits_together(node, pod, free_pods + 1)
+    assert not admitted([1, 1, 0, 0, 0, 0])
+    assert admitted([1, 0, 1, 0, 0, 0])  # no pod of the run on the node shutting down
+    kubelet.network = "partitioned"  # it cannot write: it does nothing for a pod bound there
+    assert admitted([1, 1, 0, 0, 0, 0])

@@ -461,17 +461,6 @@ class Kubelet:
             pod.start_time = self.sim.clock.now
         self._start_container(pod)
 
-    def admits_together(self, node: Node, pod: Pod, count: int) -> bool:
-        """`pod_bound` of `count` pods like `pod` (one template), bound to `node` (this kubelet's) one
-        after another, would write nothing for any of them but its start: this kubelet cannot write,
-        or no shutdown is under way and the node's totals with all of them still fit its allocatable
-        (admit's first test, which each bind in turn then passes too, as the totals only grow)."""
-        if not (self.power == "on" and self.running and self.network == "connected" and self.reachable_at is None):
-            return True  # (`signalling`, inlined: this runs for each node of a run)
-        return self.shutdown is None and (node.pod_count + count <= node.allocatable_pods
-                                          and node.requested_cpu + count * pod.cpu <= node.allocatable_cpu
-                                          and node.requested_memory + count * pod.memory <= node.allocatable_memory)
-
     def admit(self, pod: Pod) -> tuple[str, str] | None:
         """The predicate admit handler (pkg/kubelet/lifecycle/predicate.go): the scheduler's
         NodeResourcesFit against the pods this kubelet has admitted. None, or (reason, message) of

@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import math
 import random
-from collections import Counter
 
 import numpy as np
 
@@ -250,7 +249,7 @@ def _bind(scheduler, run: list, placed: int, out: np.ndarray, order: list) -> in
     state = rng.getstate()
     scheduler.topology.counts.hold()  # the run's pods are counted together, before anyone reads
     try:
-        bound = _bind_together(scheduler, run, placed, rows, counts, order) if BIND_TOGETHER else 0
+        bound = _bind_together(scheduler, run, placed, out, order) if BIND_TOGETHER else 0
         if not bound:
             bound = _bind_each(scheduler, run, placed, rows, counts, order)
     finally:
@@ -315,7 +314,7 @@ def _bind_each(scheduler, run: list, placed: int, rows: list, counts: list, orde
     return bound
 
 
-def _bind_together(scheduler, run: list, placed: int, rows: list, counts: list, order: list) -> int:
+def _bind_together(scheduler, run: list, placed: int, out: np.ndarray, order: list) -> int:
     """Bind all `placed` pods with one store write (Scheduler.bind_together) when that is what one
     bind after another does: no component reacts to a bind of the run beyond that pod's own
     bookkeeping (`quiet_binds`), so no bind changes what a later cycle of the run reads, and no
@@ -323,13 +322,14 @@ def _bind_together(scheduler, run: list, placed: int, rows: list, counts: list, 
     cycle: place_run took it from the queue as such, and nothing has run since.) Returns `placed`,
     or 0 when the pods must be bound one by one."""
     pods = [pod for pod, _info in run[:placed]]
-    per_row = Counter(rows[:placed])
+    per_row = np.bincount(out[0][:placed], minlength=len(order))
     if not quiet_binds(scheduler, pods, per_row, order):
         return 0
     unchanged = _Unchanged(scheduler, order)
+    rows = out[0][:placed].tolist()
     scheduler._budget_used += placed
-    scheduler.bind_together(pods, [order[row] for row in rows[:placed]])
-    last_count = dict(zip(rows[:placed], counts))  # a row's pod count after its last bind of the run
+    scheduler.bind_together(pods, [order[row] for row in rows])
+    last_count = dict(zip(rows, out[3][:placed].tolist()))  # a row's pod count after its last bind of the run
     pod_count = scheduler.columns.pod_count
     if not (unchanged.holds(placed) and not scheduler._events
             and all(pod_count.item(row) == count for row, count in last_count.items())):
@@ -337,16 +337,16 @@ def _bind_together(scheduler, run: list, placed: int, rows: list, counts: list, 
     return placed
 
 
-def quiet_binds(scheduler, pods: list, per_row: Counter, order: list) -> bool:
+def quiet_binds(scheduler, pods: list, per_row: np.ndarray, order: list) -> bool:
     """Binding `pods` (a run: one template, one owner), `per_row[row]` of them to the node
     `order[row]`, concerns each component that watches binds only through that pod's own
     bookkeeping: no cluster event for pods waiting in unschedulablePods (none was rejected by the
     topology plugins), no PodDisruptionBudget to count, no taint eviction to arm or cancel, and each
-    kubelet admits its pods with nothing written but their start (Kubelet.admits_together). Two of
-    these are safeguards that no run meets today: a volume to attach (only a StatefulSet's pods have
-    volumes, and each has labels of its own) and a kubelet that would not admit (a node shutting
-    down has its not-ready taint; the scheduler placed the run within the node's totals). A run
-    starts only without nominated pods (`signature`)."""
+    kubelet admits its pods with nothing written but their start. Two of these are safeguards that
+    no run meets today: a volume to attach (only a StatefulSet's pods have volumes, and each has
+    labels of its own) and a kubelet that would not admit (a node shutting down has its not-ready
+    taint, and the scheduler placed the run within the node's totals). A run starts only without
+    nominated pods (`signature`)."""
     sim = scheduler.sim
     first = pods[0]
     scheduled = sim.tainteviction.scheduled  # (by pod key: a pod of that name deleted since is not in it)
@@ -354,12 +354,25 @@ def quiet_binds(scheduler, pods: list, per_row: Counter, order: list) -> bool:
             or first.volume_claims or not sim.disruption.ignores(first)
             or (scheduled and any(pod.key in scheduled for pod in pods))):
         return False  # (the run's pods share labels: a budget that selects one selects all)
-    kubelets = sim.kubelets
-    for row, count in per_row.items():
-        node = order[row]
-        if node.taints:
-            return False  # taint eviction looks at every pod bound to a tainted node
-        kubelet = kubelets.get(node.name)
-        if kubelet is not None and not kubelet.admits_together(node, first, count):
-            return False
-    return True
+    used = np.flatnonzero(per_row)
+    if any(order[row].taints for row in used.tolist()):
+        return False  # taint eviction looks at every pod bound to a tainted node
+    return _admitted(scheduler, first, per_row, used)
+
+
+def _admitted(scheduler, first, per_row: np.ndarray, used: np.ndarray) -> bool:
+    """Each kubelet would admit its pods of the run, one after another, writing nothing but their
+    start (Kubelet.pod_bound): none that can write is shutting down (its manager rejects new pods),
+    and every node's totals with all of its pods of the run still fit its allocatable (admit's
+    first test, which each bind in turn then passes too, as the totals only grow). The node columns
+    hold those totals (the store writes them on every bind, and allocatable never changes)."""
+    columns = scheduler.columns
+    index = columns.index
+    for kubelet in scheduler.sim.kubelets.values():
+        if kubelet.shutdown is not None and kubelet.signalling:
+            row = index.get(kubelet.node_name)
+            if row is not None and per_row[row]:
+                return False
+    return bool(((columns.pod_count[used] + per_row[used] <= columns.alloc_pods[used])
+                 & (columns.req_cpu[used] + per_row[used] * first.cpu <= columns.alloc_cpu[used])
+                 & (columns.req_memory[used] + per_row[used] * first.memory <= columns.alloc_memory[used])).all())

@@ -7,11 +7,11 @@ right, and so that watchers (the controllers' informers) hear about it in one pl
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Callable, Iterable
 
+from .eventlog import EventLog, EventRun
 from .objects import (
     FAILED,
     RUNNING,
@@ -75,7 +75,7 @@ class EventRecorder:
     def __init__(self, clock_now: Callable[[], int], limit: int | None = None) -> None:
         self._now = clock_now
         self.limit = limit
-        self.events: deque[Event] = deque(maxlen=limit)
+        self.events = EventLog(limit)  # reads as a deque of Events (eventlog.py)
         self.total = 0
         self.repeats = 0
         self.repeated: list[Event] | None = []
@@ -124,7 +124,7 @@ class EventRecorder:
         if self.limit is not None and len(self._by_hash) + len(self._collided) > 2 * self.limit:
             # the bounded log forgets the keys of Events it dropped
             self._by_hash, self._collided = {}, {}
-            for kept in self.events:
+            for kept in self.events.plain():  # (an EventRun's Events are never counted again)
                 kept_key = kept.key()
                 self._index(kept_key, kept, key_hash(kept_key))
         for listener in self.listeners:
@@ -144,6 +144,25 @@ class EventRecorder:
         for listener in self.listeners:
             listener(now, new)
         return new
+
+    def record_run(self, type_: str, reason: str, source: str, object_format: str, message_format: str,
+                   arguments: tuple[list, ...], uids: list[int]) -> None:
+        """record_once for each of many Events of one instant (EventRun: Event i's object and
+        message are the formats filled with arguments[k][i], its uid uids[i]), kept as one run and
+        made into Events when read. Every uid names an object (record_once indexes none of them)."""
+        if not uids:
+            return
+        if 0 in uids:
+            raise ValueError("an EventRun's Events each involve an object (a uid)")
+        now = self._now()
+        run = EventRun(now, type_, reason, source, self.total + 1, object_format, message_format, arguments, uids)
+        self.total += len(uids)
+        self.events.append_run(run)
+        if self.listeners:
+            for i in range(len(uids)):
+                event = run.event(i)
+                for listener in self.listeners:
+                    listener(now, event)
 
     def take_repeated(self) -> list[Event] | None:
         """The Events counted again since the last call; None when more than the log holds were."""
@@ -243,6 +262,12 @@ class Store:
         """`event` for an Event recorded once at most for a pod of the store (EventRecorder.record_once)."""
         self.changes.events += 1
         return self.recorder.record_once(type_, reason, pod.ref, message, source, pod.uid)
+
+    def event_run(self, type_: str, reason: str, source: str, object_format: str, message_format: str,
+                  arguments: tuple[list, ...], uids: list[int]) -> None:
+        """event_once for each of many pods at once (EventRecorder.record_run)."""
+        self.changes.events += len(uids)
+        self.recorder.record_run(type_, reason, source, object_format, message_format, arguments, uids)
 
     def _uid_of(self, obj: str) -> int:
         """The uid of an involved Pod or Node that still exists (0 otherwise)."""

@@ -1005,10 +1005,14 @@ class Scheduler:
         binds before the next (equivalence.quiet_binds): the Scheduled events, then one store write
         (Store.assign_pods)."""
         forget = self.last_attempt.pop
-        for pod, node in zip(pods, nodes):
-            forget(pod.key, None)
-            self._scheduled_event(pod, node)
-        self.sim.store.assign_pods(pods, [node.name for node in nodes])
+        keys = [pod.key for pod in pods]
+        for key in keys:
+            forget(key, None)
+        names = [node.name for node in nodes]
+        # (as _scheduled_event writes each: pod.ref is "Pod/" + its key)
+        self.sim.store.event_run("Normal", "Scheduled", self.config.scheduler_name, "Pod/{0}",
+                                 "Successfully assigned {0} to {1}", (keys, names), [pod.uid for pod in pods])
+        self.sim.store.assign_pods(pods, names)
 
     def _scheduled_event(self, pod: Pod, node: Node) -> None:
         # A pod is bound once: its Scheduled event is never repeated.

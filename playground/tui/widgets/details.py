@@ -7,6 +7,7 @@ for the one object selected.
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
@@ -195,12 +196,10 @@ def node_detail(sim: "Simulation", name: str) -> RenderableType:
 
 def recent_events(sim: "Simulation", node: str, pod_keys: set[str], count: int, scan: int = 600) -> list:
     """The newest events about a node or its pods, looking back at most `scan` events (bounded work)."""
-    events = sim.store.recorder.events
     wanted = f"Node/{node}"
     pod_refs = {f"Pod/{key}" for key in pod_keys}
     out = []
-    for i in range(1, min(scan, len(events)) + 1):
-        event = events[-i]
+    for event in islice(reversed(sim.store.recorder.events), scan):
         if (event.object == wanted or event.object in pod_refs) and fmt.is_cluster_event(event):
             out.append(event)
             if len(out) >= count:

@@ -20,16 +20,16 @@ from .objects import Event
 
 class EventRun:
     """Events recorded at one instant, one after another, that differ only in their object, message
-    and uid, none of which is ever counted again (EventRecorder.record_once): Event `i` has the
+    and uid (EventRecorder.record_once_run, record_run): Event `i` has the
     object `object_format` and the message `message_format` filled with `arguments[k][i]` for each
     k, the uid `uids[i]` and the number `first_seq + i`. `start`: the Events before it were dropped
     from a bounded log."""
 
     __slots__ = ("time", "type", "reason", "source", "first_seq", "object_format", "message_format",
-                 "arguments", "uids", "start", "made")
+                 "arguments", "uids", "counted", "start", "made", "_positions")
 
     def __init__(self, time: int, type_: str, reason: str, source: str, first_seq: int, object_format: str,
-                 message_format: str, arguments: tuple[list, ...], uids: list[int]) -> None:
+                 message_format: str, arguments: tuple[list, ...], uids: list[int], counted: tuple | None = None) -> None:
         self.time = time
         self.type = type_
         self.reason = reason
@@ -39,8 +39,18 @@ class EventRun:
         self.message_format = message_format
         self.arguments = arguments
         self.uids = uids
+        # Its Events are counted again when repeated (EventRecorder.record_run): the rest of their key
+        # (source, instance, object, uid, type, reason); None: they are never repeated (record_once_run).
+        self.counted = counted
         self.start = 0
         self.made: list[Event | None] | None = None  # the Events made so far, by position
+        self._positions: dict | None = None
+
+    def position(self, argument) -> int | None:
+        """The position of the Event made with `argument` (a run of one argument column)."""
+        if self._positions is None:
+            self._positions = {value: i for i, value in enumerate(self.arguments[0])}
+        return self._positions.get(argument)
 
     def __len__(self) -> int:
         return len(self.uids) - self.start
@@ -137,5 +147,8 @@ class EventLog:
         return next(islice(iter(self), index, None))
 
     def plain(self) -> Iterator[Event]:
-        """The Events kept as Events, not in runs (the ones the recorder indexes for repeats)."""
+        """The Events kept as Events, not in runs."""
         return (item for item in self._items if type(item) is not EventRun)
+
+    def runs(self) -> Iterator[EventRun]:
+        return (item for item in self._items if type(item) is EventRun)

@@ -84,6 +84,11 @@ class EventRecorder:
         # of the key's text: 300,000 Events at 150,000 pods kept ~50 MiB of keys.
         self._by_hash: dict[int, Event] = {}
         self._collided: dict[tuple, Event] = {}
+        # The Events of counted runs (record_run), found by the rest of their key: (source, instance,
+        # object, uid, type, reason) -> message format -> argument -> the newest run made with it.
+        # _run_entries: how many arguments were entered (an upper bound of what it holds).
+        self._run_index: dict[tuple, dict[str, dict[str, EventRun]]] = {}
+        self._run_entries = 0
         # told of every occurrence, a repeat too (time, the Event): for whoever needs each one
         self.listeners: list[Callable[[int, Event], None]] = []
 
@@ -101,17 +106,13 @@ class EventRecorder:
         event = self._by_hash.get(hashed)  # two events a pod at 150,000 pods: kept inline
         if event is not None and event.key() != key:
             event = self._collided.get(key)
-        if event is not None and event.seq > self.total - len(self.events):
-            event.count += 1
-            event.last_time = now
-            self.repeats += 1
-            if self.limit is not None and self.repeated is not None:
-                self.repeated.append(event)
-                if len(self.repeated) > self.limit:
-                    self.repeated = None  # nobody took them: the UI rebuilds from the log
-            for listener in self.listeners:
-                listener(now, event)
-            return event
+        oldest = self.total - len(self.events)  # the Events numbered after it are in the log
+        if event is not None and event.seq > oldest:
+            return self._count_again(event, now)
+        if self._run_index:
+            in_run = self._in_run(key, oldest)
+            if in_run is not None:
+                return self._count_again(in_run, now)
         self.total += 1
         new = Event(now, type_, reason, obj, message, source, 1, now, uid, instance, self.total)
         self.events.append(new)
@@ -121,15 +122,53 @@ class EventRecorder:
             self._by_hash[hashed] = new
         else:
             self._collided[key] = new
-        if self.limit is not None and len(self._by_hash) + len(self._collided) > 2 * self.limit:
-            # the bounded log forgets the keys of Events it dropped
-            self._by_hash, self._collided = {}, {}
-            for kept in self.events.plain():  # (an EventRun's Events are never counted again)
-                kept_key = kept.key()
-                self._index(kept_key, kept, key_hash(kept_key))
+        self._forget_dropped()
         for listener in self.listeners:
             listener(now, new)
         return new
+
+    def _count_again(self, event: Event, now: int) -> Event:
+        event.count += 1
+        event.last_time = now
+        self.repeats += 1
+        if self.limit is not None and self.repeated is not None:
+            self.repeated.append(event)
+            if len(self.repeated) > self.limit:
+                self.repeated = None  # nobody took them: the UI rebuilds from the log
+        for listener in self.listeners:
+            listener(now, event)
+        return event
+
+    def _in_run(self, key: tuple, oldest: int) -> Event | None:
+        """The Event of `key` in a counted run the log still holds (record_run), or None."""
+        source, instance, obj, uid, type_, reason, message = key
+        formats = self._run_index.get((source, instance, obj, uid, type_, reason))
+        if not formats:
+            return None
+        for message_format, runs in formats.items():
+            prefix, _, suffix = message_format.partition("{0}")
+            if len(message) < len(prefix) + len(suffix) or not message.startswith(prefix) or not message.endswith(suffix):
+                continue
+            argument = message[len(prefix):len(message) - len(suffix)]
+            run = runs.get(argument)
+            i = run.position(argument) if run is not None else None
+            if i is not None and run.first_seq + i > oldest:
+                return run.event(i)
+        return None
+
+    def _forget_dropped(self) -> None:
+        """The bounded log forgets the keys of Events it dropped, once its indexes hold twice as many
+        keys as it holds Events."""
+        if self.limit is None or len(self._by_hash) + len(self._collided) + self._run_entries <= 2 * self.limit:
+            return
+        self._by_hash, self._collided = {}, {}
+        for kept in self.events.plain():
+            kept_key = kept.key()
+            self._index(kept_key, kept, key_hash(kept_key))
+        self._run_index, self._run_entries = {}, 0
+        for run in self.events.runs():
+            if run.counted:
+                self._enter_run(run, run.arguments[0][run.start:])
 
     def record_once(self, type_: str, reason: str, obj: str, message: str, source: str, uid: int) -> Event:
         """`record` for an Event whose key the caller records once at most (a pod's Scheduled event:
@@ -145,8 +184,8 @@ class EventRecorder:
             listener(now, new)
         return new
 
-    def record_run(self, type_: str, reason: str, source: str, object_format: str, message_format: str,
-                   arguments: tuple[list, ...], uids: list[int]) -> None:
+    def record_once_run(self, type_: str, reason: str, source: str, object_format: str, message_format: str,
+                        arguments: tuple[list, ...], uids: list[int]) -> None:
         """record_once for each of many Events of one instant (EventRun: Event i's object and
         message are the formats filled with arguments[k][i], its uid uids[i]), kept as one run and
         made into Events when read. Every uid names an object (record_once indexes none of them)."""
@@ -154,15 +193,65 @@ class EventRecorder:
             return
         if 0 in uids:
             raise ValueError("an EventRun's Events each involve an object (a uid)")
-        now = self._now()
-        run = EventRun(now, type_, reason, source, self.total + 1, object_format, message_format, arguments, uids)
-        self.total += len(uids)
+        self._add_run(EventRun(self._now(), type_, reason, source, self.total + 1, object_format, message_format,
+                               arguments, uids))
+
+    def record_run(self, type_: str, reason: str, obj: str, message_format: str, arguments: list[str],
+                   source: str, uid: int = 0) -> None:
+        """record for each of many Events of one instant that differ only in their message:
+        `message_format` with its one "{0}" filled with each of `arguments` (a ReplicaSet's batch of
+        creates: "Created pod: <name>"). While none of them repeats an Event the log holds, or
+        another of them, they are kept as one EventRun, made into Events when read and found by
+        `record` when repeated; otherwise they are recorded one by one."""
+        prefix, marker, suffix = message_format.partition("{0}")
+        if not marker or any(c in prefix + suffix for c in "{}"):
+            raise ValueError(f"a run's message format has one {{0}} and no other braces: {message_format!r}")
+        if not arguments:
+            return
+        shape = (source, "", obj, uid, type_, reason)
+        if self._repeats_any(shape, prefix, suffix, message_format, arguments):
+            for argument in arguments:
+                self.record(type_, reason, obj, prefix + argument + suffix, source, uid)
+            return
+        run = EventRun(self._now(), type_, reason, source, self.total + 1, obj.replace("{", "{{").replace("}", "}}"),
+                       message_format, (arguments,), [uid] * len(arguments), counted=shape)
+        self._enter_run(run, arguments)
+        self._add_run(run)
+        self._forget_dropped()
+
+    def _repeats_any(self, shape: tuple, prefix: str, suffix: str, message_format: str, arguments: list[str]) -> bool:
+        """Would one of the Events of `shape` (the key but the message) and these messages, recorded
+        one by one, count one the log holds (or one of them) again?"""
+        if len(set(arguments)) != len(arguments):
+            return True
+        oldest = self.total - len(self.events)
+        by_hash, collided = self._by_hash, self._collided
+        runs = self._run_index.get(shape, {}).get(message_format, {})
+        for argument in arguments:
+            key = (*shape, prefix + argument + suffix)
+            event = by_hash.get(key_hash(key))
+            if event is not None and event.key() != key:
+                event = collided.get(key)
+            if event is not None and event.seq > oldest:
+                return True
+            run = runs.get(argument)
+            if run is not None and run.first_seq + run.position(argument) > oldest:
+                return True
+        return False
+
+    def _enter_run(self, run: EventRun, arguments: list[str]) -> None:
+        runs = self._run_index.setdefault(run.counted, {}).setdefault(run.message_format, {})
+        runs.update(dict.fromkeys(arguments, run))
+        self._run_entries += len(arguments)
+
+    def _add_run(self, run: EventRun) -> None:
+        self.total += len(run.uids)
         self.events.append_run(run)
         if self.listeners:
-            for i in range(len(uids)):
+            for i in range(len(run.uids)):
                 event = run.event(i)
                 for listener in self.listeners:
-                    listener(now, event)
+                    listener(run.time, event)
 
     def take_repeated(self) -> list[Event] | None:
         """The Events counted again since the last call; None when more than the log holds were."""
@@ -263,11 +352,18 @@ class Store:
         self.changes.events += 1
         return self.recorder.record_once(type_, reason, pod.ref, message, source, pod.uid)
 
-    def event_run(self, type_: str, reason: str, source: str, object_format: str, message_format: str,
-                  arguments: tuple[list, ...], uids: list[int]) -> None:
-        """event_once for each of many pods at once (EventRecorder.record_run)."""
+    def event_once_run(self, type_: str, reason: str, source: str, object_format: str, message_format: str,
+                       arguments: tuple[list, ...], uids: list[int]) -> None:
+        """event_once for each of many pods at once (EventRecorder.record_once_run)."""
         self.changes.events += len(uids)
-        self.recorder.record_run(type_, reason, source, object_format, message_format, arguments, uids)
+        self.recorder.record_once_run(type_, reason, source, object_format, message_format, arguments, uids)
+
+    def event_run(self, type_: str, reason: str, obj: str, message_format: str, arguments: list[str],
+                  source: str) -> None:
+        """event for each of many Events about one object at once that differ only in their message
+        (EventRecorder.record_run)."""
+        self.changes.events += len(arguments)
+        self.recorder.record_run(type_, reason, obj, message_format, arguments, source, self._uid_of(obj))
 
     def _uid_of(self, obj: str) -> int:
         """The uid of an involved Pod or Node that still exists (0 otherwise)."""

@@ -432,8 +432,8 @@ class WorkloadControllers:
             pods.append(pod_from_template(self.sim, name, rs.namespace, rs.template, owner))
         self.sim.apiserver.admit_pods(pods)
         store.add_pods(pods)
-        for pod in pods:
-            store.event("Normal", "SuccessfulCreate", ref, f"Created pod: {pod.name}", "replicaset-controller")
+        store.event_run("Normal", "SuccessfulCreate", ref, "Created pod: {0}", [pod.name for pod in pods],
+                        "replicaset-controller")
 
     def _requeue_rate_limited(self, rs: ReplicaSet) -> None:
         """queue.AddRateLimited after a failed sync: the default controller rate limiter's per-item

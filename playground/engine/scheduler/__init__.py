@@ -1010,7 +1010,7 @@ class Scheduler:
             forget(key, None)
         names = [node.name for node in nodes]
         # (as _scheduled_event writes each: pod.ref is "Pod/" + its key)
-        self.sim.store.event_run("Normal", "Scheduled", self.config.scheduler_name, "Pod/{0}",
+        self.sim.store.event_once_run("Normal", "Scheduled", self.config.scheduler_name, "Pod/{0}",
                                  "Successfully assigned {0} to {1}", (keys, names), [pod.uid for pod in pods])
         self.sim.store.assign_pods(pods, names)
 

@@ -328,6 +328,9 @@ class Store:
         # rebuilt when a watcher is added
         self._pod_dispatch: dict[str, tuple[PodWatcher, ...]] = {}
         self._pod_dispatch_for = 0
+        # pod watcher -> its handler of many pods with one kind of change (`_pods_changed`), which
+        # does what the watcher does for each of them in turn
+        self.together_watchers: dict[PodWatcher, Callable[[str, list[Pod]], None]] = {}
         # Told after a node's request totals changed (the scheduler's columnar node state).
         self.on_requests: Callable[[Node], None] | None = None
         # Told when a pod starts or stops counting on its node (bound, turned terminal, removed): the
@@ -413,7 +416,12 @@ class Store:
         if self._pod_dispatch_for != len(self.pod_watchers):
             self._index_pod_watchers()
         if isinstance(kinds, str):
+            together = self.together_watchers
             for watcher in self._pod_dispatch[kinds]:
+                handler = together.get(watcher)
+                if handler is not None:
+                    handler(kinds, pods)
+                    continue
                 for pod in pods:
                     watcher(kinds, pod)
             return

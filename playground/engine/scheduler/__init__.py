@@ -345,6 +345,7 @@ class Scheduler:
         # takes a while to open, and the CLI and the TUI show how far it got.
         self.progress: Callable[[int, int], None] | None = None
         sim.store.pod_watchers.append(self._on_pod_event)
+        sim.store.together_watchers[self._on_pod_event] = self._on_pods_event
         sim.store.node_watchers.append(self._on_node_event)
 
     # ---------------------------------------------------------------- informers
@@ -376,6 +377,24 @@ class Scheduler:
             else:
                 self._forget_nomination(pod)
                 self.queue.delete(pod.key)
+
+    def _on_pods_event(self, what: str, pods: list[Pod]) -> None:
+        """_on_pod_event for each of `pods` in turn: pods created together (a ReplicaSet's batch)
+        join the queue and the scheduler is woken once, as the first of them woke it (the same
+        instant; the others found it woken)."""
+        if what != "added":
+            for pod in pods:
+                self._on_pod_event(what, pod)
+            return
+        now = self.sim.clock.now
+        add = self.queue.add
+        queued = False
+        for pod in pods:
+            if not pod.node_name and not pod.is_terminal():
+                add(pod.key, pod.priority, now)
+                queued = True
+        if queued:
+            self._kick(now)
 
     def _on_node_event(self, what: str, node: Node) -> None:
         if what in ("added", "taints"):

@@ -355,7 +355,10 @@ def quiet_binds(scheduler, pods: list, per_row: np.ndarray, order: list) -> bool
             or (scheduled and any(pod.key in scheduled for pod in pods))):
         return False  # (the run's pods share labels: a budget that selects one selects all)
     used = np.flatnonzero(per_row)
-    if any(order[row].taints for row in used.tolist()):
+    columns = scheduler.columns
+    # (only a row flagged tainted or cordoned can have taints, while no node changed since the sync)
+    suspects = used if columns.dirty else used[columns.special[used]]
+    if any(order[row].taints for row in suspects.tolist()):
         return False  # taint eviction looks at every pod bound to a tainted node
     return _admitted(scheduler, first, per_row, used)
 

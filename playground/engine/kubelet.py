@@ -156,6 +156,59 @@ def lease_backoff_success(first_failure: int, reachable_from: int) -> int:
     return attempt
 
 
+def start_bound_pods(sim: "Simulation", pods: list[Pod]) -> None:
+    """Kubelet.pod_bound for each of `pods`, bound together (Store.assign_pods), in order. When each
+    kubelet that can write admits its pods with nothing written but their start (no shutdown under
+    way, no volume, and the node's totals, which count every pod of the batch, fit: admit's first
+    test, which each pod in turn passes too), their Initialized conditions are written together
+    (Store.set_pods_condition) and their containers start, pod after pod: what one pod_bound after
+    another does, as what a watcher does for a new pod's Initialized condition depends on that pod
+    alone (the binds of a run the scheduler made quiet: no budget, no StatefulSet, no volume,
+    equivalence.quiet_binds), and starting a container tells no one. Otherwise one pod_bound after
+    another."""
+    kubelets = sim.kubelets
+    admitted: list[tuple[Kubelet, Pod]] = []
+    fitting: set[str] = set()  # nodes whose totals fit
+    for pod in pods:
+        kubelet = kubelets.get(pod.node_name or "")
+        if kubelet is None or not kubelet.signalling or pod.key in kubelet.containers:
+            continue
+        if kubelet.shutdown is not None or pod.volume_claims:
+            break
+        if kubelet.node_name not in fitting:
+            node = kubelet.node
+            if node is not None and not kubelet.totals_fit(node):
+                break
+            fitting.add(kubelet.node_name)
+        admitted.append((kubelet, pod))
+    else:
+        _start_admitted(sim, admitted)
+        return
+    for pod in pods:
+        kubelet = kubelets.get(pod.node_name or "")
+        if kubelet is not None:
+            kubelet.pod_bound(pod)
+
+
+def _start_admitted(sim: "Simulation", admitted: list) -> None:
+    fresh = [pod for _kubelet, pod in admitted if pod.start_time is None]
+    sim.store.set_pods_condition(fresh, "Initialized", TRUE)
+    now = sim.clock.now
+    for pod in fresh:
+        pod.start_time = now
+    if not Kubelet.batch_starts:
+        for kubelet, pod in admitted:
+            kubelet._start_container(pod)
+        return
+    starts = sim.container_starts
+    for kubelet, pod in admitted:
+        # _start_container and _mount_and_start for a pod without volumes, inlined
+        container = Container(pod.key, pod.uid, False, False, None, pod.termination_grace_period_seconds,
+                              pod.stop_duration, ())
+        kubelet.containers[pod.key] = container
+        starts.add(kubelet.node_name, container, now + pod.start_duration)
+
+
 class Kubelet:
     """One node's kubelet and machine."""
 
@@ -461,16 +514,19 @@ class Kubelet:
             pod.start_time = self.sim.clock.now
         self._start_container(pod)
 
+    @staticmethod
+    def totals_fit(node: Node) -> bool:
+        """Every pod the store counts on the node fits its allocatable: so does each of them."""
+        return (node.pod_count <= node.allocatable_pods and node.requested_cpu <= node.allocatable_cpu
+                and node.requested_memory <= node.allocatable_memory)
+
     def admit(self, pod: Pod) -> tuple[str, str] | None:
         """The predicate admit handler (pkg/kubelet/lifecycle/predicate.go): the scheduler's
         NodeResourcesFit against the pods this kubelet has admitted. None, or (reason, message) of
         the first insufficient resource, checked as Fits checks them: pods, cpu, memory."""
         node = self.node
-        if node is None:
-            return None
         # The store already counts this pod on the node: when every bound pod fits, it fits too.
-        if (node.pod_count <= node.allocatable_pods and node.requested_cpu <= node.allocatable_cpu
-                and node.requested_memory <= node.allocatable_memory):
+        if node is None or self.totals_fit(node):
             return None
         pods = cpu = memory = 0
         store = self.sim.store

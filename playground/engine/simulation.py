@@ -53,7 +53,7 @@ from .attachdetach import AttachDetachController
 from .clock import PHASE_OPERATIONS, Clock
 from .disruption import DisruptionController
 from .drain import Drainer
-from .kubelet import ContainerStarts, Kubelet, KubeletConfig
+from .kubelet import ContainerStarts, Kubelet, KubeletConfig, start_bound_pods
 from .nodelifecycle import NodeLifecycleConfig, NodeLifecycleController
 from .nodeshutdown import NodeShutdownManager
 from .releases import release
@@ -232,6 +232,7 @@ class Simulation:
         self._opened = False  # instant 0 has been run by run_until_ms (see _open)
         self.metrics: ClusterCounts | None = None  # figures for the plots, kept while history is on
         self.store.pod_watchers.append(self._kubelet_watch)
+        self.store.together_watchers[self._kubelet_watch] = self._kubelet_watch_together
         self._register_handlers()
         # The kept opened state replaces every component: building the cluster first (5,000 nodes
         # and their kubelets: 0.25 s) would only be thrown away.
@@ -292,6 +293,14 @@ class Simulation:
             kubelet.pod_deleting(pod)
         elif what == "removed":
             kubelet.pod_removed(pod)
+
+    def _kubelet_watch_together(self, what: str, pods: list[Pod]) -> None:
+        """_kubelet_watch for each of `pods` in turn (Store._pods_changed)."""
+        if what == "bound":
+            start_bound_pods(self, pods)
+            return
+        for pod in pods:
+            self._kubelet_watch(what, pod)
 
     # ---------------------------------------------------------------- building the cluster
 

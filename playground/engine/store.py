@@ -566,6 +566,17 @@ class Store:
             account(pod, +1)
         self._pods_changed(pods, "bound")
 
+    def set_pods_condition(self, pods: list[Pod], ctype: str, status: str) -> None:
+        """set_pod_condition (no reason, no message) for each of `pods`, written together: the writes
+        pod by pod, then each watcher hears of every pod whose condition changed before the next
+        watcher hears of any (`_pods_changed`): one write after another when what a watcher does for
+        a pod's condition depends on that pod alone (kubelet.start_bound_pods)."""
+        now = self.now()
+        set_condition = self.pod_conditions.set
+        changed = [pod for pod in pods if set_condition(pod, ctype, status, "", "", now)]
+        if changed:
+            self._pods_changed(changed, "condition")
+
     def set_pod_running(self, pod: Pod, conditions: tuple[str, ...]) -> None:
         """The kubelet's status update once the containers run: phase Running and `conditions` True
         in one write (the status manager patches the whole status), so watchers hear one change: a

@@ -235,3 +235,36 @@ def test_what_kubelets_admit_together():
     assert admitted([1, 0, 1, 0, 0, 0])  # no pod of the run on the node shutting down
     kubelet.network = "partitioned"  # it cannot write: it does nothing for a pod bound there
     assert admitted([1, 1, 0, 0, 0, 0])
+
+
+
+@pytest.mark.parametrize("shutting_down", [False, True])
+def test_pods_bound_together_start_as_pods_bound_one_by_one(shutting_down):
+    """Store.assign_pods and the kubelets' batch (kubelet.start_bound_pods) against one assign_pod
+    after another, for new pods bound to nodes whose kubelets admit them, or where one kubelet is
+    shutting down (its shutdown manager rejects its pods: the batch goes one pod_bound after
+    another)."""
+    text = PLAIN.replace('seed = 4', 'seed = 4\n[kubelet]\nshutdownGracePeriod = "60s"')
+
+    def bound(together: bool) -> tuple:
+        sim = Simulation(parse_scenario(text))
+        sim.run_until(5)
+        if shutting_down:
+            apply(sim, ("shutdown", 0))
+        sim.scheduler.config.attempts_per_tick = 0  # (the new pods wait: this test binds them)
+        apply(sim, ("scale", 66))
+        sim.run_until(sim.clock.now / 1000)
+        pods = [pod for pod in sim.store.pods.values() if not pod.node_name]
+        names = [f"n-{1 + i % 3}" for i in range(len(pods))]
+        assert len(pods) == 6
+        if together:
+            sim.store.assign_pods(pods, names)
+        else:
+            for pod, name in zip(pods, names):
+                sim.store.assign_pod(pod, name)
+        sim.run_until(sim.clock.now / 1000 + 30)
+        return json.dumps(snapshot(sim), indent=1)
+
+    together = bound(True)
+    assert ('rejected as the node is shutting down' in together) == shutting_down
+    assert together == bound(False)

@@ -333,6 +333,8 @@ class Store:
         self.together_watchers: dict[PodWatcher, Callable[[str, list[Pod]], None]] = {}
         # Told after a node's request totals changed (the scheduler's columnar node state).
         self.on_requests: Callable[[Node], None] | None = None
+        # on_requests for each of many nodes in turn, repeats kept (the binds of a run: assign_pods)
+        self.on_requests_many: Callable[[list[Node]], None] | None = None
         # Told when a pod starts or stops counting on its node (bound, turned terminal, removed): the
         # scheduler's per-node counts of matching pods (PodTopologySpread, InterPodAffinity).
         self.on_account: Callable[[Pod, int], None] | None = None
@@ -558,13 +560,40 @@ class Store:
             return
         now = self.now()
         set_condition = self.pod_conditions.set
-        account = self._account
         for pod, node_name in zip(pods, node_names):
             set_condition(pod, "PodScheduled", TRUE, "", "", now)
             pod.node_name = node_name
             pod.nominated_node_name = ""
-            account(pod, +1)
+        self._account_bound(pods)
         self._pods_changed(pods, "bound")
+
+    def _account_bound(self, pods: list[Pod]) -> None:
+        """_account(pod, +1) for each of `pods` (bound together), the columns told of the nodes at
+        the end (on_requests_many): nobody reads them in between."""
+        if self.on_requests_many is None:
+            for pod in pods:
+                self._account(pod, +1)
+            return
+        nodes, by_node, on_account = self.nodes, self.pods_by_node, self.on_account
+        changed = []
+        for pod in pods:
+            node_name = pod.node_name
+            listed = by_node.get(node_name)
+            if listed is None:
+                listed = by_node[node_name] = {}
+            listed[pod.key] = pod
+            if on_account is not None:
+                on_account(pod, +1)
+            node = nodes.get(node_name)
+            if node is not None:  # (_account's additions, inlined: a run is thousands of pods)
+                cpu, memory = pod.cpu, pod.memory
+                node.requested_cpu += cpu
+                node.requested_memory += memory
+                node.nonzero_cpu += cpu or DEFAULT_MILLI_CPU_REQUEST
+                node.nonzero_memory += memory or DEFAULT_MEMORY_REQUEST
+                node.pod_count += 1
+                changed.append(node)
+        self.on_requests_many(changed)
 
     def set_pods_condition(self, pods: list[Pod], ctype: str, status: str) -> None:
         """set_pod_condition (no reason, no message) for each of `pods`, written together: the writes

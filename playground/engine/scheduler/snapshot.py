@@ -150,6 +150,7 @@ class NodeColumns:
         self.spread_plans: dict[int, object] = {}  # podtopologyspread.HostZonePlan per constraints
         self._node_affinity_ok: dict[tuple, np.ndarray] = {}
         store.on_requests = self.requests_changed
+        store.on_requests_many = self.requests_changed_many
 
     # ---------------------------------------------------------------- keeping current
 
@@ -315,6 +316,31 @@ class NodeColumns:
         self.nz_memory[i] = node.nonzero_memory
         self.pod_count[i] = node.pod_count
         self._logged(i)
+
+    def requests_changed_many(self, nodes: list[Node]) -> None:
+        """requests_changed for each of `nodes` in turn (a node per pod of a run bound together, so
+        with repeats), written together: each row's values once, the log as the calls leave it
+        (nobody reads the log in between, so where a long log is cut does not matter)."""
+        if not self.valid:
+            return
+        index, mine = self.index, self.nodes
+        rows = [index.get(node.name) for node in nodes]
+        if not all(row is not None and mine[row] is node for row, node in zip(rows, nodes)):
+            for node in nodes:
+                self.requests_changed(node)
+            return
+        distinct = list(dict.fromkeys(rows))
+        at = np.array(distinct, dtype=np.int64)
+        touched = [mine[row] for row in distinct]
+        self.req_cpu[at] = [node.requested_cpu for node in touched]
+        self.req_memory[at] = [node.requested_memory for node in touched]
+        self.nz_cpu[at] = [node.nonzero_cpu for node in touched]
+        self.nz_memory[at] = [node.nonzero_memory for node in touched]
+        self.pod_count[at] = [node.pod_count for node in touched]
+        self.log.extend(rows)
+        if len(self.log) > 8 * len(mine) + 64:
+            self.log_base += len(self.log)
+            self.log = []
 
     @property
     def log_end(self) -> int:

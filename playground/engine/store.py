@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import islice
+from operator import attrgetter
 from typing import Callable, Iterable
 
 from .eventlog import EventLog, EventRun
@@ -30,6 +31,9 @@ from .objects import (
     StatefulSet,
     Taint,
 )
+
+_POD_KEY = attrgetter("key")
+_NODE_NAME = attrgetter("node_name")
 
 # kube-scheduler's non-zero defaults for pods that request nothing (used for scoring only).
 DEFAULT_MILLI_CPU_REQUEST = 100
@@ -408,13 +412,14 @@ class Store:
         set_pods_running for when that is the same as one change after another). No object is made
         a pod: 150,000 tuples here cost more in collections than the dispatch saves."""
         changes = self.changes
-        changes.pods.update(pod.key for pod in pods)
+        keys = list(map(_POD_KEY, pods))
+        changes.pods.update(keys)
         if isinstance(kinds, str):
             if kinds != "condition":
-                changes.pod_fields.update(pod.key for pod in pods)
+                changes.pod_fields.update(keys)
         else:
-            changes.pod_fields.update(pod.key for pod, what in zip(pods, kinds) if what != "condition")
-        changes.nodes.update(pod.node_name for pod in pods if pod.node_name)
+            changes.pod_fields.update(key for key, what in zip(keys, kinds) if what != "condition")
+        changes.nodes.update(filter(None, map(_NODE_NAME, pods)))
         if self._pod_dispatch_for != len(self.pod_watchers):
             self._index_pod_watchers()
         if isinstance(kinds, str):

@@ -225,7 +225,8 @@ def test_what_kubelets_admit_together():
 
     def admitted(per_row):
         per_row = np.array(per_row, dtype=np.int64)
-        return equivalence._admitted(scheduler, pod, per_row, np.flatnonzero(per_row))
+        used = np.flatnonzero(per_row)
+        return equivalence._admitted(scheduler, pod, used, per_row[used], order)
 
     assert admitted(free)
     assert not admitted([free[0] + 1] + free[1:])  # one pod too many on the first node

@@ -89,10 +89,16 @@ class EventLog:
         return self._len
 
     def append(self, event: Event) -> None:
-        self._items.append(event)
-        self._len += 1
-        if self.maxlen is not None and self._len > self.maxlen:
+        items = self._items
+        items.append(event)
+        if self.maxlen is not None and self._len >= self.maxlen:  # full: the oldest Event goes
+            if type(items[0]) is not EventRun:
+                items.popleft()
+                return
+            self._len += 1
             self._trim()
+            return
+        self._len += 1
 
     def append_run(self, run: EventRun) -> None:
         self._items.append(run)
@@ -146,9 +152,9 @@ class EventLog:
             return next(islice(reversed(self), self._len - 1 - index, None))
         return next(islice(iter(self), index, None))
 
-    def plain(self) -> Iterator[Event]:
+    def plain(self) -> list[Event]:
         """The Events kept as Events, not in runs."""
-        return (item for item in self._items if type(item) is not EventRun)
+        return [item for item in self._items if type(item) is not EventRun]
 
-    def runs(self) -> Iterator[EventRun]:
-        return (item for item in self._items if type(item) is EventRun)
+    def runs(self) -> list[EventRun]:
+        return [item for item in self._items if type(item) is EventRun]

@@ -126,7 +126,8 @@ class EventRecorder:
             self._by_hash[hashed] = new
         else:
             self._collided[key] = new
-        self._forget_dropped()
+        if self.limit is not None and len(self._by_hash) + len(self._collided) + self._run_entries > 2 * self.limit:
+            self._forget_dropped()
         for listener in self.listeners:
             listener(now, new)
         return new

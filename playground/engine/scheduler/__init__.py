@@ -1014,10 +1014,13 @@ class Scheduler:
         self.preemption.prepare_candidate(candidate, preemptor)
 
     def bind(self, pod: Pod, node: Node) -> None:
+        store = self.sim.store
         # (the queue forgets the pod when this scheduler's informer hears it bound: _on_pod_event)
         self.last_attempt.pop(pod.key, None)
-        self._scheduled_event(pod, node)
-        self.sim.store.assign_pod(pod, node.name)
+        # A pod is bound once: its Scheduled event is never repeated.
+        store.event_once("Normal", "Scheduled", pod, f"Successfully assigned {pod.key} to {node.name}",
+                         self.config.scheduler_name)
+        store.assign_pod(pod, node.name)
 
     def bind_together(self, pods: list[Pod], nodes: list[Node]) -> None:
         """`bind` for each of `pods` to the node beside it, when no component reacts to one of these
@@ -1028,15 +1031,10 @@ class Scheduler:
         for key in keys:
             forget(key, None)
         names = [node.name for node in nodes]
-        # (as _scheduled_event writes each: pod.ref is "Pod/" + its key)
+        # (as `bind` writes each: pod.ref is "Pod/" + its key)
         self.sim.store.event_once_run("Normal", "Scheduled", self.config.scheduler_name, "Pod/{0}",
                                  "Successfully assigned {0} to {1}", (keys, names), [pod.uid for pod in pods])
         self.sim.store.assign_pods(pods, names)
-
-    def _scheduled_event(self, pod: Pod, node: Node) -> None:
-        # A pod is bound once: its Scheduled event is never repeated.
-        self.sim.store.event_once("Normal", "Scheduled", pod, f"Successfully assigned {pod.key} to {node.name}",
-                                  self.config.scheduler_name)
 
     # ---------------------------------------------------------------- explanations
 

@@ -322,8 +322,8 @@ def _bind_together(scheduler, run: list, placed: int, out: np.ndarray, order: li
     cycle: place_run took it from the queue as such, and nothing has run since.) Returns `placed`,
     or 0 when the pods must be bound one by one."""
     pods = [pod for pod, _info in run[:placed]]
-    per_row = np.bincount(out[0][:placed], minlength=len(order))
-    if not quiet_binds(scheduler, pods, per_row, order):
+    used, per_row = np.unique(out[0][:placed], return_counts=True)  # (the run's size, not the cluster's)
+    if not quiet_binds(scheduler, pods, used, per_row, order):
         return 0
     unchanged = _Unchanged(scheduler, order)
     rows = out[0][:placed].tolist()
@@ -337,9 +337,9 @@ def _bind_together(scheduler, run: list, placed: int, out: np.ndarray, order: li
     return placed
 
 
-def quiet_binds(scheduler, pods: list, per_row: np.ndarray, order: list) -> bool:
-    """Binding `pods` (a run: one template, one owner), `per_row[row]` of them to the node
-    `order[row]`, concerns each component that watches binds only through that pod's own
+def quiet_binds(scheduler, pods: list, used: np.ndarray, per_row: np.ndarray, order: list) -> bool:
+    """Binding `pods` (a run: one template, one owner), `per_row[j]` of them to the node
+    `order[used[j]]`, concerns each component that watches binds only through that pod's own
     bookkeeping: no cluster event for pods waiting in unschedulablePods (none was rejected by the
     topology plugins), no PodDisruptionBudget to count, no taint eviction to arm or cancel, and each
     kubelet admits its pods with nothing written but their start. Two of these are safeguards that
@@ -354,28 +354,26 @@ def quiet_binds(scheduler, pods: list, per_row: np.ndarray, order: list) -> bool
             or first.volume_claims or not sim.disruption.ignores(first)
             or (scheduled and any(pod.key in scheduled for pod in pods))):
         return False  # (the run's pods share labels: a budget that selects one selects all)
-    used = np.flatnonzero(per_row)
     columns = scheduler.columns
     # (only a row flagged tainted or cordoned can have taints, while no node changed since the sync)
     suspects = used if columns.dirty else used[columns.special[used]]
     if any(order[row].taints for row in suspects.tolist()):
         return False  # taint eviction looks at every pod bound to a tainted node
-    return _admitted(scheduler, first, per_row, used)
+    return _admitted(scheduler, first, used, per_row, order)
 
 
-def _admitted(scheduler, first, per_row: np.ndarray, used: np.ndarray) -> bool:
+def _admitted(scheduler, first, used: np.ndarray, per_row: np.ndarray, order: list) -> bool:
     """Each kubelet would admit its pods of the run, one after another, writing nothing but their
     start (Kubelet.pod_bound): none that can write is shutting down (its manager rejects new pods),
     and every node's totals with all of its pods of the run still fit its allocatable (admit's
     first test, which each bind in turn then passes too, as the totals only grow). The node columns
     hold those totals (the store writes them on every bind, and allocatable never changes)."""
+    kubelets = scheduler.sim.kubelets
+    for row in used.tolist():
+        kubelet = kubelets.get(order[row].name)
+        if kubelet is not None and kubelet.shutdown is not None and kubelet.signalling:
+            return False
     columns = scheduler.columns
-    index = columns.index
-    for kubelet in scheduler.sim.kubelets.values():
-        if kubelet.shutdown is not None and kubelet.signalling:
-            row = index.get(kubelet.node_name)
-            if row is not None and per_row[row]:
-                return False
-    return bool(((columns.pod_count[used] + per_row[used] <= columns.alloc_pods[used])
-                 & (columns.req_cpu[used] + per_row[used] * first.cpu <= columns.alloc_cpu[used])
-                 & (columns.req_memory[used] + per_row[used] * first.memory <= columns.alloc_memory[used])).all())
+    return bool(((columns.pod_count[used] + per_row <= columns.alloc_pods[used])
+                 & (columns.req_cpu[used] + per_row * first.cpu <= columns.alloc_cpu[used])
+                 & (columns.req_memory[used] + per_row * first.memory <= columns.alloc_memory[used])).all())

@@ -2,7 +2,7 @@
 placing every pod again.
 
 Opening places every pod created at t=0 through the scheduler's own cycles (`Simulation._open`): at
-5,000 nodes and 150,000 pods that is about 15 s of CPU. The outcome depends only on the scenario and
+5,000 nodes and 150,000 pods that is about 3.5 s of CPU. The outcome depends only on the scenario and
 on this code, so it is kept: the state right after instant 0, pickled as a time-travel checkpoint
 (history.py), in a file named by a hash of what instant 0 depends on (the validated scenario but
 its name, description, duration and the timeline and expectations after t=0:

@@ -19,11 +19,15 @@ call of `place_pods`, a loop in C (`_placement.c`) that runs each pod's cycle as
 - the bind's effect on what the next cycle reads: the row's requests, pod count, feasibility and
   per-node score, the matching pods' host and zone counts.
 
-The scheduler then binds the pods one by one through its ordinary path (events, store, kubelets),
-checking after each bind that nothing else changed what the next cycle reads (another row, a
-nomination, a node's taints, a pod added to the queue, a kubelet rejecting the pod). Where something
-did, the run ends there: the rest of the run goes back to the queue as it was, next_start and the
-generator as after the last pod bound, and the ordinary cycle goes on. What the run cannot model
+Where no component would react to one bind of the run before the next (`quiet_binds`: no pending
+pod the topology plugins rejected, no budget, no volume, no taint eviction, every kubelet admits),
+the run's pods are bound with one store write (`_bind_together`: their Scheduled events kept as one
+EventRun, each watcher told of every pod before the next watcher, as Store.add_pods does for a
+batch of creates). Otherwise the scheduler binds them one by one through its ordinary path (events,
+store, kubelets), checking after each bind that nothing else changed what the next cycle reads
+(another row, a nomination, a node's taints, a pod added to the queue, a kubelet rejecting the pod).
+Where something did, the run ends there: the rest of the run goes back to the queue as it was,
+next_start and the generator as after the last pod bound, and the ordinary cycle goes on. What the run cannot model
 (nominated pods, pod affinity, DoNotSchedule spread constraints, a filter list other than the
 default) keeps the ordinary cycle. A bind's cluster events reach the pods in unschedulablePods as
 after an ordinary cycle; one that moves a pod back to the queue (a push) ends the run. tests/test_equivalence.py

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from playground.engine import Simulation
+from playground.engine import Operation, Simulation
 from playground.scenario import parse_scenario
 
 BASE = """
@@ -54,3 +54,30 @@ def sim_factory():
 # Tests never keep opened states in the user's cache (openstate.py); tests/test_openstate.py uses
 # its own directory.
 os.environ["PLAYGROUND_CACHE_DIR"] = "off"
+
+
+def apply_operation(sim: Simulation, operation: tuple) -> None:
+    """An operation of a random plan: ("scale", (deployment, replicas)), ("delete-pod", i: the i-th pod
+    in key order, modulo), or (kind, i) on the i-th node in name order, modulo: "taint" (maint=yes:
+    NoExecute), "drain" or any node operation by its name."""
+    kind, arg = operation
+    if kind == "scale":
+        deployment, replicas = arg
+        if deployment in sim.store.deployments:
+            sim.apply(Operation("scale", deployment=deployment, replicas=replicas))
+    elif kind == "delete-pod":
+        pods = sorted(sim.store.pods)
+        if pods:
+            ns, name = pods[arg % len(pods)].split("/")
+            sim.apply(Operation("delete-pod", pod=name, namespace=ns))
+    else:
+        nodes = sorted(sim.store.nodes)
+        if not nodes:
+            return
+        node = nodes[arg % len(nodes)]
+        if kind == "taint":
+            sim.apply(Operation("taint", node=node, taint="maint=yes:NoExecute"))
+        elif kind == "drain":
+            sim.apply(Operation("drain", node=node, ignore_daemonsets=True, delete_emptydir_data=True))
+        else:
+            sim.apply(Operation(kind, node=node))

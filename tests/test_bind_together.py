@@ -24,7 +24,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from playground.engine import Operation, Simulation
+from conftest import apply_operation
+
+from playground.engine import Simulation
 from playground.engine import scheduler as scheduler_module
 from playground.engine.report import snapshot
 from playground.engine.scheduler import equivalence
@@ -72,33 +74,9 @@ def outcome(build, plan=(), until: float = 180, together: bool = True, counts: d
         sim = build()
         for delay, operation in plan:
             sim.run_until(sim.clock.now / 1000 + delay)
-            apply(sim, operation)
+            apply_operation(sim, operation)
         sim.run_until(max(until, sim.clock.now / 1000 + 120))
         return json.dumps(snapshot(sim), indent=1), sim.rng.getstate(), sim.scheduler.next_start
-
-
-def apply(sim: Simulation, operation: tuple) -> None:
-    kind, arg = operation
-    if kind == "scale":
-        deployments = sorted(sim.store.deployments)
-        name = deployments[arg % len(deployments)]
-        sim.apply(Operation("scale", deployment=name, replicas=arg % 121))
-    elif kind == "delete-pod":
-        pods = sorted(sim.store.pods)
-        if pods:
-            namespace, name = pods[arg % len(pods)].split("/")
-            sim.apply(Operation("delete-pod", pod=name, namespace=namespace))
-    else:
-        nodes = sorted(sim.store.nodes)
-        if not nodes:
-            return
-        node = nodes[arg % len(nodes)]
-        if kind == "taint":
-            sim.apply(Operation("taint", node=node, taint="maint=yes:NoExecute"))
-        elif kind == "drain":
-            sim.apply(Operation("drain", node=node, ignore_daemonsets=True, delete_emptydir_data=True))
-        else:
-            sim.apply(Operation(kind, node=node))
 
 
 def random_cluster(seed: int) -> str:
@@ -131,9 +109,11 @@ def random_cluster(seed: int) -> str:
 
 operations = st.lists(st.tuples(
     st.integers(0, 40),
-    st.tuples(st.sampled_from(["scale", "scale", "shutdown", "power-off", "power-on", "taint", "drain",
-                               "cordon", "uncordon", "restart-kubelet", "delete-pod"]),
-              st.integers(0, 500))), max_size=10)
+    st.one_of(st.tuples(st.just("scale"), st.tuples(st.sampled_from([f"app-{d}" for d in range(5)]),
+                                                    st.integers(0, 120))),
+              st.tuples(st.sampled_from(["shutdown", "power-off", "power-on", "taint", "drain", "cordon",
+                                         "uncordon", "restart-kubelet", "delete-pod"]), st.integers(0, 500)))),
+    max_size=10)
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -186,7 +166,7 @@ def test_a_plain_run_is_bound_together():
     ("a kubelet shutting down (its pods tolerate its not-ready taint)",
      PLAIN.replace('seed = 4', 'seed = 4\n[kubelet]\nshutdownGracePeriod = "60s"').replace(
          'requests', 'tolerations = [{ key = "node.kubernetes.io/not-ready", operator = "Exists" }], requests'),
-     [(5, ("shutdown", 0)), (0, ("scale", 120))]),
+     [(5, ("shutdown", 0)), (0, ("scale", ("web", 120)))]),
     ("a node tainted NoExecute, tolerated for a while",
      PLAIN.replace('count = 6', 'count = 6\ntaints = ["maint=yes:NoExecute"]').replace(
          'requests', 'tolerations = [{ key = "maint", operator = "Exists", effect = "NoExecute", tolerationSeconds = 30 }], requests'), ()),
@@ -208,7 +188,7 @@ def test_a_run_a_kubelet_would_not_admit_together_is_bound_one_by_one(monkeypatc
         return calls != 2 and admitted(*args)
 
     monkeypatch.setattr(equivalence, "_admitted", not_the_second_run)
-    counts = counted_runs(PLAIN, [(5, ("scale", 100)), (5, ("scale", 120))])
+    counts = counted_runs(PLAIN, [(5, ("scale", ("web", 100))), (5, ("scale", ("web", 120)))])
     assert counts["each"] > 0 and counts["together"] > 0
 
 
@@ -251,9 +231,9 @@ def test_pods_bound_together_start_as_pods_bound_one_by_one(shutting_down):
         sim = Simulation(parse_scenario(text))
         sim.run_until(5)
         if shutting_down:
-            apply(sim, ("shutdown", 0))
+            apply_operation(sim, ("shutdown", 0))
         sim.scheduler.config.attempts_per_tick = 0  # (the new pods wait: this test binds them)
-        apply(sim, ("scale", 66))
+        apply_operation(sim, ("scale", ("web", 66)))
         sim.run_until(sim.clock.now / 1000)
         pods = [pod for pod in sim.store.pods.values() if not pod.node_name]
         names = [f"n-{1 + i % 3}" for i in range(len(pods))]

@@ -12,7 +12,7 @@ import os
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from conftest import make_sim, nodes_toml
+from conftest import apply_operation, make_sim, nodes_toml
 
 from playground.engine import Operation
 from playground.engine.objects import NO_CONDITIONS, Condition, ConditionCache, Pod
@@ -317,12 +317,9 @@ def run_start_plan(plan, batched: bool):
         for delay, (kind, arg) in plan:
             sim.run_until(sim.clock.now / 1000 + delay)
             if kind.startswith("scale-"):
-                sim.apply(Operation("scale", deployment=kind[6:], replicas=arg))
+                apply_operation(sim, ("scale", (kind[6:], arg)))
             elif kind == "delete-pod":
-                pods = sorted(sim.store.pods)
-                if pods:
-                    ns, name = pods[arg % len(pods)].split("/")
-                    sim.apply(Operation("delete-pod", pod=name, namespace=ns))
+                apply_operation(sim, (kind, arg))
             else:
                 sim.apply(Operation(kind, node=arg))
         sim.run_until(sim.clock.now / 1000 + 400)

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from conftest import make_sim, nodes_toml
+from conftest import apply_operation, make_sim, nodes_toml
 from scale_scenarios import scale_scenario
 
 from playground.engine import Operation, Simulation
@@ -45,35 +45,11 @@ def run(build, plan=(), until: float = 0, reference: bool = False) -> dict:
         sim = build()
         for delay, operation in plan:
             sim.run_until(sim.clock.now / 1000 + delay)
-            apply(sim, operation)
+            apply_operation(sim, operation)
         sim.run_until(max(until, sim.clock.now / 1000 + 120))
         return snapshot(sim)
     finally:
         reference_mode(False)
-
-
-def apply(sim: Simulation, operation: tuple) -> None:
-    kind, arg = operation
-    if kind == "scale":
-        deployment, replicas = arg
-        if deployment in sim.store.deployments:
-            sim.apply(Operation("scale", deployment=deployment, replicas=replicas))
-    elif kind == "delete-pod":
-        pods = sorted(sim.store.pods)
-        if pods:
-            ns, name = pods[arg % len(pods)].split("/")
-            sim.apply(Operation("delete-pod", pod=name, namespace=ns))
-    else:
-        nodes = sorted(sim.store.nodes)
-        if not nodes:
-            return
-        node = nodes[arg % len(nodes)]
-        if kind == "taint":
-            sim.apply(Operation("taint", node=node, taint="maint=yes:NoExecute"))
-        elif kind == "drain":
-            sim.apply(Operation("drain", node=node, ignore_daemonsets=True, delete_emptydir_data=True))
-        else:
-            sim.apply(Operation(kind, node=node))
 
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
@@ -250,7 +226,7 @@ def test_creates_together_where_a_pod_gets_two_budgets_events_are_in_order_as_on
             sim = make_sim(TWO_BUDGETS)
             for delay, operation in plan:
                 sim.run_until(sim.clock.now / 1000 + delay)
-                apply(sim, operation)
+                apply_operation(sim, operation)
             sim.run_until(sim.clock.now / 1000 + 120)
             return snapshot(sim)
         finally:

@@ -1033,7 +1033,7 @@ class Scheduler:
         names = [node.name for node in nodes]
         # (as `bind` writes each: pod.ref is "Pod/" + its key)
         self.sim.store.event_once_run("Normal", "Scheduled", self.config.scheduler_name, "Pod/{0}",
-                                 "Successfully assigned {0} to {1}", (keys, names), [pod.uid for pod in pods])
+                                      "Successfully assigned {0} to {1}", (keys, names), [pod.uid for pod in pods])
         self.sim.store.assign_pods(pods, names)
 
     # ---------------------------------------------------------------- explanations

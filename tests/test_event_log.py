@@ -56,6 +56,7 @@ def test_a_log_with_runs_reads_as_the_events_recorded_one_by_one(plan, limit):
     play(with_runs, plan, runs=True)
     play(plain, plan, runs=False)
     log, reference = with_runs.events, plain.events
+    newest = list(islice(reversed(log), 2))  # some Events of a run made before the rest
     assert (len(log), log.maxlen, with_runs.total, with_runs.repeats) == (
         len(reference), reference.maxlen, plain.total, plain.repeats)
     assert fields(log) == fields(reference)
@@ -65,6 +66,7 @@ def test_a_log_with_runs_reads_as_the_events_recorded_one_by_one(plan, limit):
     for seen in range(-1, plain.total + 2):
         assert fields(with_runs.since(seen)) == fields(plain.since(seen))
     assert [id(e) for e in log] == [id(e) for e in log] == [id(e) for e in reversed(log)][::-1]
+    assert [id(e) for e in newest] == [id(e) for e in list(log)[::-1][:len(newest)]]
 
 
 def test_a_run_cut_by_the_bound_keeps_its_newest_events():

@@ -68,6 +68,21 @@ class EventRun:
                                     self.uids[i], "", self.first_seq + i)
         return event
 
+    def all_made(self) -> list[Event]:
+        """Every Event of the run from `start` on, made (once) in one pass: a read of the whole log."""
+        made = self.made
+        if made is None:
+            made = self.made = [None] * len(self.uids)
+        start = self.start
+        if None in islice(made, start, None):
+            time, type_, reason, source, seq = self.time, self.type, self.reason, self.source, self.first_seq
+            object_of, message_of, uids = self.object_format.format, self.message_format.format, self.uids
+            for i, values in enumerate(islice(zip(*self.arguments), start, None), start):
+                if made[i] is None:
+                    made[i] = Event(time, type_, reason, object_of(*values), message_of(*values), source, 1, time,
+                                    uids[i], "", seq + i)
+        return made[start:]
+
     def drop_first(self, count: int) -> None:
         if self.made is not None:
             self.made[self.start:self.start + count] = [None] * count
@@ -128,8 +143,7 @@ class EventLog:
     def __iter__(self) -> Iterator[Event]:
         for item in self._items:
             if type(item) is EventRun:
-                for i in range(item.start, len(item.uids)):
-                    yield item.event(i)
+                yield from item.all_made()
             else:
                 yield item
 

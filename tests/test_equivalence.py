@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 import os
 import random
+from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from playground.engine import Simulation
@@ -76,12 +78,16 @@ def random_cluster(seed: int) -> str:
     return "\n".join(out)
 
 
-def outcome(scenario, until_ms: int, runs: bool, monkeypatch) -> tuple[str, tuple, int, int]:
-    """(sim --json's document, the generator's state, next_start, pods placed by runs)."""
+def outcome(scenario, until_ms: int, runs: bool, monkeypatch, one: bool | None = None) -> tuple[str, tuple, int, int]:
+    """(sim --json's document, the generator's state, next_start, pods placed by runs, or by the
+    compiled cycle of one pod with `one` and no runs). `one` (the compiled cycle of a pod alone,
+    equivalence.place_one) is on with the runs unless told; with neither, every pod takes the numpy
+    cycle."""
     monkeypatch.setattr(scheduler_module, "RUN_NODES", 1 if runs else 1 << 62)
     monkeypatch.setattr(scheduler_module, "RUN_PODS", 2)
+    monkeypatch.setattr(scheduler_module.Scheduler, "compiled_cycle", runs if one is None else one)
     placed = 0
-    place_run = equivalence.place_run
+    place_run, place_one = equivalence.place_run, equivalence.place_one
 
     def counted(*args):
         nonlocal placed
@@ -89,10 +95,18 @@ def outcome(scenario, until_ms: int, runs: bool, monkeypatch) -> tuple[str, tupl
         placed += bound
         return bound
 
+    def counted_one(*args):
+        nonlocal placed
+        row = place_one(*args)
+        placed += row is not None and not runs
+        return row
+
     monkeypatch.setattr(equivalence, "place_run", counted)
+    monkeypatch.setattr(equivalence, "place_one", counted_one)
     sim = Simulation(scenario)
     sim.run_until_ms(until_ms)
     monkeypatch.setattr(equivalence, "place_run", place_run)
+    monkeypatch.setattr(equivalence, "place_one", place_one)
     return json.dumps(snapshot(sim), indent=1), sim.rng.getstate(), sim.scheduler.next_start, placed
 
 
@@ -116,6 +130,67 @@ def test_runs_place_as_cycles_on_random_clusters(seed: int, monkeypatch) -> None
     document, state, start, placed = outcome(scenario, 180_000, True, monkeypatch)
     assert placed > 0  # the first Deployment's pods at least
     assert (document, state, start) == outcome(scenario, 180_000, False, monkeypatch)[:3]
+
+
+@pytest.mark.parametrize("seed", range(SEEDS))
+def test_one_pod_cycles_compiled_as_in_numpy_on_random_clusters(seed: int, monkeypatch) -> None:
+    """Without runs, every pod's cycle that the compiled code models (equivalence.place_one) goes to
+    the node, next_start and draw of the numpy cycle: ties among identical nodes drawn from the
+    simulation's generator, PreferNoSchedule taints, preferred node affinity, user constraints of
+    the system defaults' shape, full nodes, and cycles where no node fits (the numpy cycle's)."""
+    scenario = parse_scenario(random_cluster(seed))
+    document, state, start, chosen = outcome(scenario, 180_000, False, monkeypatch, one=True)
+    assert chosen > 0
+    assert (document, state, start) == outcome(scenario, 180_000, False, monkeypatch, one=False)[:3]
+
+
+# ScheduleAnyway constraints of the system defaults' shape over the pods of two Deployments.
+SHARED_SPREAD = ('topologySpreadConstraints = [{ maxSkew = 2, topologyKey = "kubernetes.io/hostname", '
+                 'whenUnsatisfiable = "ScheduleAnyway", labelSelector = { matchLabels = { app = "shared" } } }, '
+                 f'{{ maxSkew = 1, topologyKey = "{ZONE}", whenUnsatisfiable = "ScheduleAnyway", '
+                 'labelSelector = { matchLabels = { app = "shared" } } }], ')
+
+
+def test_a_pod_that_selects_nodes_counts_its_zone_over_them(monkeypatch) -> None:
+    """Two Deployments spread over the pods of both (their constraints select a label they share);
+    one selects ssd nodes, the other hdd nodes. PodTopologySpread counts a zone's pods over the
+    nodes a pod may run on (nodeAffinityPolicy Honor), which the compiled cycle does not model:
+    such a pod takes the numpy cycle. Counted over every node instead, the 40 pods on hdd nodes in
+    zone b would send most ssd pods to zone a (23 of 30); over the ssd nodes, they split evenly."""
+    pools = "".join(
+        f'[[nodePools]]\nnamePrefix = "{disk}-{zone}-"\ncount = {count}\n'
+        f'labels = {{ "{ZONE}" = "{zone}", disk = "{disk}" }}\ncapacity = {{ cpu = "8", memory = "16Gi", pods = 30 }}\n'
+        for disk, zone, count in (("ssd", "a", 1), ("ssd", "b", 1), ("hdd", "b", 6)))
+    deployments = "".join(
+        f'[[deployments]]\nname = "on-{disk}"\nreplicas = {replicas}\ntemplate = {{ labels = {{ app = "shared" }}, '
+        f'nodeSelector = {{ disk = "{disk}" }}, {SHARED_SPREAD}requests = {{ cpu = "100m" }} }}\n'
+        for disk, replicas in (("hdd", 40), ("ssd", 30)))
+    scenario = parse_scenario('[scenario]\nname = "shared-labels"\nseed = 3\n' + pools + deployments)
+    compiled = outcome(scenario, 10_000, False, monkeypatch, one=True)
+    assert compiled[3] == 0  # no pod's cycle was compiled
+    assert compiled[:3] == outcome(scenario, 10_000, False, monkeypatch, one=False)[:3]
+    on_ssd = [pod["node"] for pod in json.loads(compiled[0])["pods"] if pod["name"].startswith("on-ssd")]
+    assert sorted(Counter(on_ssd).values()) == [15, 15]
+
+
+def test_the_compiled_cycle_of_one_pod_checks_what_it_reads() -> None:
+    """choose_one refuses arrays of the wrong type or size and indexes out of range (a bug in the
+    caller, not a cycle to run)."""
+    choose = equivalence.CHOOSE_ONE
+    feasible, local = np.ones(4, dtype=bool), np.zeros(4, dtype=np.int64)
+    logs, tied = equivalence.log_table(4), np.zeros(4, dtype=np.int64)
+    args = (None, None, None, None, None, logs, tied, 1, 4, 3, 0, 2, 0, 0, 0, 0)
+    assert choose(feasible, local, *args) == (4, 4, -1, 4)  # four equal rows from row 1: a draw
+    assert tied.tolist() == [1, 2, 3, 0]
+    assert choose(np.array([False, True, False, False]), local, *args) == (4, 1, 1, 1)
+    with pytest.raises(ValueError, match="local has the wrong type"):
+        choose(feasible, local.astype(np.int32), *args)
+    with pytest.raises(ValueError, match="tied has the wrong type or size"):
+        choose(feasible, local, *args[:6], np.zeros(2, dtype=np.int64), *args[7:])
+    zone_ids, host_live = np.array([0, 1, 0, 5]), np.zeros(4, dtype=np.int64)
+    with pytest.raises(ValueError, match="zone id or host count is out of range"):
+        choose(feasible, local, None, None, host_live, zone_ids, np.zeros(2, dtype=np.int64), logs, tied,
+               0, 4, 3, 0, 2, 0, 2, 0, 0)
 
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)

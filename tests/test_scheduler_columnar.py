@@ -26,7 +26,7 @@ from playground.engine.objects import (
     Taint,
     Toleration,
 )
-from playground.engine.scheduler import fit_error_message, num_feasible_nodes_to_find
+from playground.engine.scheduler import equivalence, fit_error_message, num_feasible_nodes_to_find
 from playground.engine.scheduler.framework import ERROR, UNSCHEDULABLE, UNSCHEDULABLE_AND_UNRESOLVABLE, NodeInfo
 from playground.engine.scheduler.preemption import (NO_VICTIMS, earliest_start_of_highest_priority,
                                                   filter_pods_with_pdb_violation)
@@ -334,6 +334,14 @@ def test_vectorised_cycle_matches_the_plain_plugins(data):
                 sim.rng.setstate(state)
                 assert picked == scheduler.select_host(nodes, want_scores).name
                 assert sim.rng.getstate() == after
+                # The compiled cycle (where it models this one): the same node, draw and next_start.
+                sim.rng.setstate(state)
+                scheduler.next_start = start
+                row = equivalence.place_one(scheduler, pod, scheduler.node_order())
+                if row is not None:
+                    assert scheduler.node_order()[row].name == picked
+                    assert (sim.rng.getstate(), scheduler.next_start) == (after, want_next)
+                sim.rng.setstate(after)
             scheduler.next_start = want_next
         # Bind to the first feasible node so the next pod sees changed requests.
         if nodes:

@@ -94,7 +94,9 @@ at = "30s"
 def test_a_cycle_that_binds_records_no_rejected_nodes(monkeypatch):
     """A cycle that binds drops its Diagnosis unread, so the columnar cycle records the rejected
     nodes' statuses only when no node fits. Every event, binding and message (the FitError of the
-    pod that fits nowhere) is the same as when every cycle records them."""
+    pod that fits nowhere) is the same as when every cycle records them. (The numpy cycle: the
+    compiled one records nothing either way, and a cycle that fits nowhere goes to the numpy one.)"""
+    monkeypatch.setattr(Scheduler, "compiled_cycle", False)
     recorded = []
     original = Scheduler._record_rejected
 

@@ -24,7 +24,8 @@ Filters and scores run on columnar node state (`snapshot.py`): every node's verd
 numpy vector operations, with the same statuses, window, next_start, scores and tie-break draws as
 the per-node plugins in `plugins.py`, which stay the reference (tests/test_scheduler_columnar.py).
 On 256 nodes or more, consecutive pods of one template are placed by one compiled loop that runs
-their cycles on those columns to the same nodes and draws (`equivalence.py`).
+their cycles on those columns to the same nodes and draws (`equivalence.py`); a pod alone has its
+cycle read by the same compiled code in one call (`equivalence.place_one`).
 """
 
 from __future__ import annotations
@@ -305,6 +306,10 @@ class Attempt:
 
 
 class Scheduler:
+    # A pod's cycle on the node columns runs compiled where the compiled code models it
+    # (equivalence.place_one); False runs every one in numpy (the reference its test compares with).
+    compiled_cycle = True
+
     def __init__(self, sim: "Simulation", config: SchedulerConfig) -> None:
         self.sim = sim
         self.config = config
@@ -938,6 +943,11 @@ class Scheduler:
                 return
             self._fail(pod, info, diagnosis)
             return
+        if self.compiled_cycle:
+            row = _equivalence.place_one(self, pod, order)
+            if row is not None:
+                self.bind(pod, order[row])
+                return
         rows, diagnosis, placement = self._find_rows(pod, order, diagnose=False)
         if len(rows):
             if len(rows) == 1:
@@ -1046,5 +1056,8 @@ class Scheduler:
         expiry = self.queue.backoff_over(self.queue.backoff_expiry(info)) if info.where == "backoff" else None
         return info.where, expiry
 
+
+# Imported last: equivalence imports this module (one cycle and runs of cycles, compiled).
+from . import equivalence as _equivalence  # noqa: E402
 
 __all__ = ["Scheduler", "SchedulerConfig", "Attempt", "Diagnosis", "fit_error_message", "num_feasible_nodes_to_find"]

@@ -193,9 +193,9 @@ static void spread_raw(Run *run, const int64_t *rows, int64_t found, int64_t dis
 }
 
 /* The window's scores (Σ weight × normalized score of the default plugins, as NodeColumns.score and
- * Cycle.score add them), then selectHost: the best, ties broken by randrange(ties). */
-static int64_t choose(Run *run, const int64_t *rows, int64_t found, int64_t distinct, int64_t mark, int64_t *pairs,
-                      int64_t *scores, int64_t *mt_index, int64_t *words)
+ * Cycle.score add them) into `scores`; returns the best, and how many rows have it in *ties. */
+static int64_t score_window(Run *run, const int64_t *rows, int64_t found, int64_t distinct, int64_t mark,
+                            int64_t *pairs, int64_t *scores, int64_t *ties)
 {
     const int64_t *local = run->col[LOCAL], *prefer = run->col[PREFER_RAW], *affinity = run->col[AFFINITY_RAW];
     int64_t taint_highest = run->prefer ? highest_of(prefer, rows, found) : 0;
@@ -206,7 +206,7 @@ static int64_t choose(Run *run, const int64_t *rows, int64_t found, int64_t dist
         if (high != 0)
             step = floordiv(high, MAX_NODE_SCORE);
     }
-    int64_t best = INT64_MIN, ties = 0;
+    int64_t best = INT64_MIN, tied = 0;
     for (int64_t i = 0; i < found; i++) {
         int64_t row = rows[i], score = local[row];
         score += (taint_highest == 0 ? MAX_NODE_SCORE
@@ -226,16 +226,40 @@ static int64_t choose(Run *run, const int64_t *rows, int64_t found, int64_t dist
         scores[i] = score;
         if (score > best) {
             best = score;
-            ties = 1;
+            tied = 1;
         } else if (score == best) {
-            ties++;
+            tied++;
         }
     }
+    *ties = tied;
+    return best;
+}
+
+/* score_window, then selectHost: the best, ties broken by randrange(ties). */
+static int64_t choose(Run *run, const int64_t *rows, int64_t found, int64_t distinct, int64_t mark, int64_t *pairs,
+                      int64_t *scores, int64_t *mt_index, int64_t *words)
+{
+    int64_t ties;
+    int64_t best = score_window(run, rows, found, distinct, mark, pairs, scores, &ties);
     int64_t pick = ties > 1 ? rand_below(ties, run->mt, mt_index, words) : 0;
     for (int64_t i = 0; i < found; i++)
         if (scores[i] == best && pick-- == 0)
             return rows[i];
     return -1;
+}
+
+/* How many zones the window's rows are in (each zone's stamp set to `mark` when first seen). */
+static int64_t distinct_zones(const Run *run, const int64_t *rows, int64_t found, int64_t mark, int64_t *zone_stamp)
+{
+    int64_t distinct = 0;
+    for (int64_t i = 0; i < found; i++) {
+        int64_t z = run->col[ZONE_IDS][rows[i]];
+        if (zone_stamp[z] != mark) {
+            zone_stamp[z] = mark;
+            distinct++;
+        }
+    }
+    return distinct;
 }
 
 static void bind(Run *run, int64_t row)
@@ -275,16 +299,7 @@ static int64_t place(Run *run, int64_t start, int64_t *mt_index, int64_t *rows, 
         start = (start + processed) % run->n;
         int64_t chosen = rows[0];
         if (found > 1) {
-            int64_t distinct = 0;
-            if (run->spread) {
-                for (int64_t i = 0; i < found; i++) {
-                    int64_t z = run->col[ZONE_IDS][rows[i]];
-                    if (zone_stamp[z] != j + 1) {
-                        zone_stamp[z] = j + 1;
-                        distinct++;
-                    }
-                }
-            }
+            int64_t distinct = run->spread ? distinct_zones(run, rows, found, j + 1, zone_stamp) : 0;
             chosen = choose(run, rows, found, distinct, j + 1, pairs, scores, mt_index, &words);
         }
         bind(run, chosen);
@@ -398,8 +413,164 @@ release_state:
     return NULL;
 }
 
+/* A read-only view of `obj` (None: no view, view->buf NULL): `length` items of int64 ('q'), float64
+ * ('d') or bool ('?'). */
+static int get_input(PyObject *obj, Py_buffer *view, char kind, Py_ssize_t length, const char *what)
+{
+    view->buf = NULL;
+    view->obj = NULL;
+    if (obj == Py_None)
+        return 0;
+    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return -1;
+    const char *format = view->format;
+    if (*format == '<' || *format == '=' || *format == '@' || *format == '|')
+        format++;
+    int kind_ok = kind == 'q' ? (strcmp(format, "q") == 0 || strcmp(format, "l") == 0) && view->itemsize == 8
+                : kind == 'd' ? strcmp(format, "d") == 0 && view->itemsize == 8
+                              : strcmp(format, "?") == 0 && view->itemsize == 1;
+    if (!kind_ok || view->len < length * view->itemsize) {
+        PyErr_Format(PyExc_ValueError, "choose_one: %s has the wrong type or size", what);
+        PyBuffer_Release(view);
+        view->buf = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* Scratch memory of choose_one, kept between calls (it runs with the GIL held, so one at a time). */
+static int64_t *one_scratch = NULL;
+static size_t one_scratch_size = 0;
+
+static int64_t *scratch_of(size_t size)
+{
+    if (size > one_scratch_size) {
+        int64_t *grown = realloc(one_scratch, size * sizeof(int64_t));
+        if (grown == NULL)
+            return NULL;
+        one_scratch = grown;
+        one_scratch_size = size;
+    }
+    return one_scratch;
+}
+
+enum { IN_FEASIBLE, IN_LOCAL, IN_PREFER, IN_AFFINITY, IN_HOST_LIVE, IN_ZONE_IDS, IN_ZONE_SUMS, IN_LOGS, IN_TIED,
+       INPUTS };
+
+/* choose_one(feasible, local, prefer, affinity, host_live, zone_ids, zone_sums, logs, tied, start, to_find,
+ *            taint_weight, affinity_weight, spread_weight, live_max, domains, host_extra, zone_extra)
+ *   -> (processed, found, row, ties)
+ * One pod's cycle on the node columns as they are, reading them only (Scheduler._schedule_one's
+ * compiled path, equivalence.place_one): the window from `start`, and when it holds more than one
+ * row, the scores and the best. feasible: bool [n]; local: int64 [n]; prefer, affinity (None when
+ * not scored), host_live, zone_ids (None without the spread's system defaults): int64 [n];
+ * zone_sums: int64 [domains] or None; logs: float64 [n + 1]; tied: int64 [to_find], written.
+ * row is -1 when `ties` rows share the best score: they are in `tied`, in window order, for the
+ * caller to draw randrange(ties) from the simulation's own generator. */
+static PyObject *choose_one(PyObject *self, PyObject *args)
+{
+    PyObject *objects[INPUTS];
+    long long start, to_find, taint_weight, affinity_weight, spread_weight, live_max, domains, host_extra,
+        zone_extra;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOLLLLLLLLL", &objects[0], &objects[1], &objects[2], &objects[3],
+                          &objects[4], &objects[5], &objects[6], &objects[7], &objects[8], &start, &to_find,
+                          &taint_weight, &affinity_weight, &spread_weight, &live_max, &domains, &host_extra,
+                          &zone_extra))
+        return NULL;
+    Py_buffer views[INPUTS];
+    int spread = objects[IN_HOST_LIVE] != Py_None;
+    PyObject *result = NULL;
+    int got = 0;
+    if (objects[IN_FEASIBLE] == Py_None || get_input(objects[IN_FEASIBLE], &views[IN_FEASIBLE], '?', 0, "feasible") < 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "choose_one: feasible is None");
+        return NULL;
+    }
+    got = 1;
+    Py_ssize_t n = views[IN_FEASIBLE].len;
+    if (n <= 0 || to_find <= 0 || start < 0 || start >= n
+        || (spread && (domains <= 0 || live_max < 0 || (live_max + 1) * domains > MAX_TABLE
+                       || objects[IN_ZONE_IDS] == Py_None || objects[IN_ZONE_SUMS] == Py_None))) {
+        PyErr_SetString(PyExc_ValueError, "choose_one: parameters out of range");
+        goto release;
+    }
+    static const char kinds[INPUTS] = {'?', 'q', 'q', 'q', 'q', 'q', 'q', 'd', 'q'};
+    static const char *names[INPUTS] = {"feasible", "local", "prefer", "affinity", "host_live", "zone_ids",
+                                        "zone_sums", "logs", "tied"};
+    for (got = 1; got < INPUTS; got++) {
+        Py_ssize_t length = got == IN_ZONE_SUMS ? domains : got == IN_LOGS ? n + 1 : got == IN_TIED ? to_find : n;
+        if (get_input(objects[got], &views[got], kinds[got], length, names[got]) < 0)
+            goto release;
+    }
+    if (views[IN_LOCAL].buf == NULL || views[IN_LOGS].buf == NULL || views[IN_TIED].buf == NULL
+        || (affinity_weight && views[IN_AFFINITY].buf == NULL)) {
+        PyErr_SetString(PyExc_ValueError, "choose_one: an array it reads is None");
+        goto release;
+    }
+    Run run = {.n = n, .to_find = to_find, .taint_weight = taint_weight, .affinity_weight = affinity_weight,
+               .spread = spread, .live_max = live_max, .domains = spread ? domains : 0, .host_extra = host_extra,
+               .zone_extra = zone_extra, .spread_weight = spread_weight, .prefer = views[IN_PREFER].buf != NULL};
+    run.col[LOCAL] = views[IN_LOCAL].buf;
+    run.col[PREFER_RAW] = views[IN_PREFER].buf;
+    run.col[AFFINITY_RAW] = views[IN_AFFINITY].buf;
+    run.col[HOST_LIVE] = views[IN_HOST_LIVE].buf;
+    run.col[ZONE_IDS] = views[IN_ZONE_IDS].buf;
+    run.zone_sums = views[IN_ZONE_SUMS].buf;
+    run.logs = views[IN_LOGS].buf;
+    size_t window_size = (size_t)to_find, pairs = spread ? (size_t)((live_max + 1) * domains) : 0;
+    size_t stamps = spread ? (size_t)domains + 1 : 0;
+    int64_t *scratch = scratch_of(3 * window_size + stamps + 4 * pairs);
+    if (scratch == NULL) {
+        PyErr_NoMemory();
+        goto release;
+    }
+    int64_t *rows = scratch, *scores = rows + window_size, *pair_of = scores + window_size;
+    int64_t *zone_stamp = pair_of + window_size;
+    memset(zone_stamp, 0, (stamps + 4 * pairs) * sizeof(int64_t));
+    run.pair_stamp = zone_stamp + stamps;
+    run.pair_value = run.pair_stamp + pairs;
+    run.pair_normalized = run.pair_value + pairs;
+    run.pair_normalized_stamp = run.pair_normalized + pairs;
+    const unsigned char *feasible = views[IN_FEASIBLE].buf;
+    int64_t found = 0, processed = 0, r = start;
+    while (processed < n && found < to_find) { /* window(), on the bool column */
+        if (feasible[r])
+            rows[found++] = r;
+        processed++;
+        if (++r == n)
+            r = 0;
+    }
+    int64_t row = found ? rows[0] : -1, ties = found ? 1 : 0;
+    if (found > 1) {
+        int64_t distinct = 0;
+        if (spread) {
+            for (int64_t i = 0; i < found; i++) { /* what the pair tables are indexed by */
+                int64_t z = run.col[ZONE_IDS][rows[i]], h = run.col[HOST_LIVE][rows[i]];
+                if (z < 0 || z >= domains || h < 0 || h > live_max) {
+                    PyErr_SetString(PyExc_ValueError, "choose_one: a zone id or host count is out of range");
+                    goto release;
+                }
+            }
+            distinct = distinct_zones(&run, rows, found, 1, zone_stamp);
+        }
+        int64_t best = score_window(&run, rows, found, distinct, 1, pair_of, scores, &ties);
+        int64_t *tied = views[IN_TIED].buf, k = 0;
+        for (int64_t i = 0; i < found; i++)
+            if (scores[i] == best)
+                tied[k++] = rows[i];
+        row = ties == 1 ? tied[0] : -1;
+    }
+    result = Py_BuildValue("(LLLL)", (long long)processed, (long long)found, (long long)row, (long long)ties);
+release:
+    for (int i = 0; i < got; i++)
+        if (views[i].buf != NULL)
+            PyBuffer_Release(&views[i]);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"place_pods", place_pods, METH_VARARGS, "Place a run of equivalent pods (see equivalence.py)."},
+    {"choose_one", choose_one, METH_VARARGS, "One pod's cycle on the node columns (see equivalence.place_one)."},
     {NULL, NULL, 0, NULL},
 };
 

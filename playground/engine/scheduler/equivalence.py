@@ -33,6 +33,13 @@ default) keeps the ordinary cycle. A bind's cluster events reach the pods in uns
 after an ordinary cycle; one that moves a pod back to the queue (a push) ends the run. tests/test_equivalence.py
 compares both on random clusters, and every shipped scenario with runs of any length.
 
+A pod alone (after an eviction, each ReplicaSet replaces its pod: one pod of each template in turn)
+has no run, but its cycle is read by the same compiled code (`place_one`, `choose_one` in
+_placement.c): the window, the scores and the best row in one call on the live columns, which it
+only reads; the bind and a tie's draw stay the scheduler's own. Where that code does not model the
+cycle (the same cases as a run, and a cycle where no node fits), the numpy cycle runs.
+tests/test_equivalence.py compares both on the same random clusters.
+
 The loop is C, not numba: numba would add 0.3 s to every big open (its import and first call) and
 about 100 MiB to the process (LLVM), half the memory a 150,000-pod cluster needs. Without the
 compiled module (no C compiler at install: `setup.py` marks it optional), `LOOP` is None and every
@@ -63,8 +70,9 @@ from .podtopologyspread import (
 try:
     from . import _placement
     LOOP = _placement.place_pods
+    CHOOSE_ONE = _placement.choose_one
 except ImportError:  # not built: the ordinary cycle places every pod
-    LOOP = None
+    LOOP = CHOOSE_ONE = None
 
 MT_N = 624  # the Mersenne Twister's words
 # The rows of the state matrix that the loop reads and updates, in _placement.c's order.
@@ -200,6 +208,63 @@ def place_run(scheduler, first, first_info, limit: int, least: int) -> int:
     for info in popped:
         queue.restore(info)
     return bound
+
+
+def place_one(scheduler, pod, order: list) -> int | None:
+    """One pod's cycle by the compiled code, when it models it: the row `pod` goes to (next_start
+    moved on and the tie drawn, as `Scheduler._schedule_one` would), or None for the ordinary cycle
+    (nothing changed). A pod alone (the one replacement of each ReplicaSet after an eviction) has no
+    run, and its ordinary cycle is a dozen array operations of a few microseconds each over its
+    window; `choose_one` reads the same columns in one call. It models what the run loop models
+    (`signature`) and binds nothing: the window, the scores and the best row; a cycle where no node
+    fits goes to the ordinary one, which says why."""
+    if CHOOSE_ONE is None or scheduler.nominated:
+        return None
+    cycle = scheduler.cycle_of(pod)
+    if cycle.filters or cycle.affinity_active:
+        return None
+    columns = scheduler.columns
+    columns.sync(order, scheduler.filters)
+    spread = cycle.score_constraints
+    host_live = zone_ids = zone_sums = None
+    live_max = domains = host_extra = zone_extra = 0
+    if spread:
+        if pod.node_selector or pod.required_node_affinity is not None or pod.affinity_node_name is not None \
+                or _shape(columns, spread) is not HOST_ZONE:
+            return None  # (the zone's pods counted over the nodes it may run on: the ordinary cycle)
+        plan = HostZoneTable.plan(columns, scheduler.topology.counts, spread)
+        if plan is None:
+            return None
+        host_live, zone_ids, zone_sums = plan.host.live, columns.domains(plan.key)[0], plan.sums
+        live_max, domains = plan.host.live_max, plan.domains
+        host_extra, zone_extra = spread[0].max_skew - 1, spread[1].max_skew - 1
+    cls = columns.pod_class(pod, scheduler.filters)
+    placement = columns.placement(pod, cls)
+    n = len(order)
+    to_find = num_feasible_nodes_to_find(n, scheduler.config.percentage_of_nodes_to_score)
+    tied = _tied(to_find)
+    processed, found, row, ties = CHOOSE_ONE(
+        placement.feasible, placement.local, columns.prefer_raw(cls, pod) if columns.prefer_count else None,
+        columns.affinity_raw(pod) if pod.preferred_node_affinity else None, host_live, zone_ids, zone_sums,
+        log_table(n), tied, scheduler.next_start % n, to_find, TAINT_TOLERATION.weight,
+        NODE_AFFINITY.weight if pod.preferred_node_affinity else 0, WEIGHT, live_max, domains, host_extra, zone_extra)
+    if not found:
+        return None
+    scheduler.next_start = (scheduler.next_start + processed) % n
+    if row < 0:  # select_row's draw, on the simulation's generator
+        row = int(tied[scheduler.sim.rng.randrange(ties)])
+    return row
+
+
+_TIED: dict[int, np.ndarray] = {}
+
+
+def _tied(size: int) -> np.ndarray:
+    """choose_one's output of tied rows, one array per window size (it is read before the next call)."""
+    tied = _TIED.get(size)
+    if tied is None:
+        tied = _TIED[size] = np.zeros(size, dtype=np.int64)
+    return tied
 
 
 def _place(scheduler, run: list, sig: Signature) -> int:

@@ -47,6 +47,7 @@ from .files import ScenarioFiles
 from .flows import OperationFlows
 from .keymap import KeymapError, default_keymap_path, load_keymap
 from .runner import EngineRunner, FrameResult
+from .strips import install as install_strips
 from .screens.dialog import ConfirmDialog
 from .screens.help import HelpScreen
 from .screens.object_view import ObjectScreen
@@ -57,6 +58,8 @@ from .widgets.plot import PlotStrip
 from .widgets.header import ClusterHeader, ViewTabs
 from .widgets.opening import OpeningProgress
 from .widgets.views import VIEW_CLASSES, VIEW_TITLES, EventsView, NodesView, TableView, has_pdbs
+
+install_strips()  # painted lines freed without the garbage collector (strips.py)
 
 _DEFAULT = object()
 

@@ -1,6 +1,6 @@
 """activeQ keeps the pods queued with one (priority, queue time) together and pops them in token
 order (SchedulingQueue._active_runs): the same order as one heap of (-priority, queue time, token)
-entries, the reference here, through adds, pops, pods put back, binds, deletes and requeues.
+entries, the reference here, through adds (one or many at once), pops, pods put back, binds, deletes and requeues.
 
 QUEUE_EXAMPLES raises the number of examples for a longer run."""
 
@@ -39,6 +39,10 @@ class HeapQueue(SchedulingQueue):
             heapq.heappop(self._heap)
         return None
 
+    def add_many(self, keys, priorities, now) -> None:
+        for key, priority in zip(keys, priorities):
+            self.add(key, priority, now)
+
     def restore(self, info) -> None:
         info.where = ACTIVE
         info.attempts -= 1
@@ -50,6 +54,8 @@ KEYS = [f"ns/p{i}" for i in range(12)]
 operations = st.lists(st.one_of(
     st.tuples(st.just("add"), st.sampled_from(KEYS), st.sampled_from([0, 0, 0, 10, -5]),
               st.sampled_from([0, 0, 0, 2])),
+    st.tuples(st.just("add many"), st.lists(st.tuples(st.sampled_from(KEYS), st.sampled_from([0, 0, 10])), max_size=6),
+              st.sampled_from([0, 0, 2])),
     st.tuples(st.just("pop"), st.integers(1, 4)),
     st.tuples(st.just("put back"), st.randoms(use_true_random=False)),
     st.tuples(st.just("done"), st.sampled_from(KEYS)),
@@ -71,6 +77,9 @@ def replay(queue: SchedulingQueue, ops: list) -> list:
         if kind == "add":
             now += op[3]
             queue.add(op[1], op[2], now)
+        elif kind == "add many":  # (a ReplicaSet's batch of creates; repeated keys are left as add leaves them)
+            now += op[2]
+            queue.add_many([key for key, _ in op[1]], [priority for _, priority in op[1]], now)
         elif kind == "pop":
             for _ in range(op[1]):
                 info = queue.pop()

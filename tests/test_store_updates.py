@@ -8,6 +8,8 @@ the plain reference: every field write announced on its own, every watcher told 
 - A ReplicaSet's slow-start batch of creates goes into the store together, each watcher told of
   every pod before the next watcher (`WorkloadControllers.create_together`, `Store.add_pods`); the
   reference creates one pod after another.
+- Changes written together reach a watcher with a handler of many pods through it
+  (`Store.watch_together`); the reference tells it of one pod after another.
 
 Both must leave the same event log and the same state (the whole `sim --json` snapshot) on every
 shipped scenario and on random clusters with random operations. HYPOTHESIS_EXAMPLES raises the
@@ -36,6 +38,7 @@ SCENARIOS = sorted((Path(__file__).resolve().parent.parent / "scenarios").glob("
 def reference_mode(on: bool) -> None:
     Store.one_write_per_update = not on
     Store.dispatch_by_kind = not on
+    Store.watch_together = not on
     WorkloadControllers.create_together = not on
 
 

@@ -55,6 +55,7 @@ class PodGC:
         # looks at them, not at every node with terminating pods (a dead zone has 1,000 of those).
         self.out_of_service: set[str] = set()
         sim.store.pod_watchers.append(self._on_pod_event)
+        sim.store.together_watchers[self._on_pod_event] = self._on_pods_event
         sim.store.node_watchers.append(self._on_node_event)
 
     def start(self) -> None:
@@ -78,6 +79,19 @@ class PodGC:
             terminating[key] = pod
         if pod.phase in (SUCCEEDED, FAILED):
             self.terminated[key] = pod
+
+    def _on_pods_event(self, what: str, pods: list[Pod]) -> None:
+        """_on_pod_event for each of `pods` in turn (Store._pods_changed): outside a removal, only a
+        pod being deleted or finished is indexed, and a batch of creates, binds or Running reports
+        has none."""
+        on_pod = self._on_pod_event
+        if what == "removed":
+            for pod in pods:
+                on_pod(what, pod)
+            return
+        for pod in pods:
+            if pod.deletion_timestamp is not None or pod.phase == SUCCEEDED or pod.phase == FAILED:
+                on_pod(what, pod)
 
     def _on_node_event(self, what: str, node: Node) -> None:
         if what == "removed":

@@ -281,6 +281,9 @@ PodWatcher = Callable[[str, Pod], None]
 POD_CHANGES = ("added", "bound", "phase", "condition", "deleting", "nominated", "removed")
 
 
+NO_HANDLERS: dict = {}  # (never written)
+
+
 def watches(*kinds: str):
     """Mark a pod watcher as reacting to these kinds of change only: the store does not call it for
     the others (a pod changes up to seven times on its way to Running, and most watchers care about
@@ -310,6 +313,9 @@ class Store:
     # Pod watchers hear only the kinds of change they are marked for (`watches`); False calls every
     # watcher for every change (the reference).
     dispatch_by_kind = True
+    # Changes written together reach a watcher with a handler of many pods (`together_watchers`)
+    # through it; False tells such a watcher of one pod after another (the reference).
+    watch_together = True
 
     def __init__(self, clock_now: Callable[[], int], event_limit: int | None = None) -> None:
         self.now = clock_now
@@ -424,7 +430,7 @@ class Store:
         if self._pod_dispatch_for != len(self.pod_watchers):
             self._index_pod_watchers()
         if isinstance(kinds, str):
-            together = self.together_watchers
+            together = self.together_watchers if self.watch_together else NO_HANDLERS
             for watcher in self._pod_dispatch[kinds]:
                 handler = together.get(watcher)
                 if handler is not None:

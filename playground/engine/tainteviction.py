@@ -60,6 +60,7 @@ class TaintEvictionController:
         self._node_taints: dict[str, tuple[str, ...]] = {}
         sim.store.node_watchers.append(self._on_node_event)
         sim.store.pod_watchers.append(self._on_pod_event)
+        sim.store.together_watchers[self._on_pod_event] = self._on_pods_event
 
     @staticmethod
     def no_execute_taints(node: Node) -> list[Taint]:
@@ -97,6 +98,21 @@ class TaintEvictionController:
                 if not node.taints and pod.key not in self.scheduled:
                     return  # nothing to schedule, nothing to cancel (most bindings)
                 self._process_pod(pod, self.no_execute_taints(node))
+
+    def _on_pods_event(self, what: str, pods: list[Pod]) -> None:
+        """_on_pod_event for each of `pods` in turn (Store._pods_changed): a batch of binds to
+        untainted nodes, the open's, concerns no pod here."""
+        if what != "bound" and what != "added":
+            for pod in pods:
+                self._on_pod_event(what, pod)
+            return
+        nodes, scheduled = self.sim.store.nodes, self.scheduled
+        for pod in pods:
+            node_name = pod.node_name
+            if node_name:
+                node = nodes.get(node_name)
+                if node is not None and (node.taints or pod.key in scheduled):
+                    self._process_pod(pod, self.no_execute_taints(node))
 
     def _process_pod(self, pod: Pod, taints: list[Taint], matches: dict[int, tuple] | None = None) -> None:
         """`matches`: id of a tolerations tuple -> (the tuple, tolerated, minimum), for these taints."""

@@ -175,6 +175,7 @@ class WorkloadControllers:
         self._daemon_pods: dict[tuple[str, str], dict[str, Pod]] = {}
         self.deployments = DeploymentController(sim, self)
         sim.store.pod_watchers.append(self._on_pod_event)
+        sim.store.together_watchers[self._on_pod_event] = self._on_pods_event
         sim.store.node_watchers.append(self._on_node_event)
 
     # ---------------------------------------------------------------- informers
@@ -223,6 +224,51 @@ class WorkloadControllers:
                 index[pod.key] = pod
             self.dirty_daemon_nodes.add(pod.affinity_node_name)
             self._kick()
+
+    def _on_pods_event(self, what: str, pods: list[Pod]) -> None:
+        """_on_pod_event for each of `pods` in turn (Store._pods_changed): a batch of creates, binds
+        or Running reports is thousands of pods of a few ReplicaSets, so a ReplicaSet's indexes are
+        looked up once for each stretch of its pods, and the Deployment marked and the controller
+        woken once (the same instant: the later marks and wakeups of the stretch change nothing)."""
+        if what == "bound" or what == "nominated":
+            return  # (as _on_pod_event: heard only when every watcher hears every change)
+        on_pod = self._on_pod_event
+        replicasets, actives, readies = self.replicasets, self._active, self._ready
+        last = None
+        for pod in pods:
+            owner = pod.owner
+            if owner is None:
+                continue
+            if owner.kind != "ReplicaSet":
+                on_pod(what, pod)
+                continue
+            name = owner.name
+            if name != last:
+                last, rs, marked = name, replicasets.get(name), False
+                active, ready = actives.get(name), readies.get(name)
+            phase = pod.phase
+            is_active = what != "removed" and pod.deletion_timestamp is None and phase != SUCCEEDED \
+                and phase != FAILED
+            cond = pod.conditions.get("Ready")
+            is_ready = is_active and cond is not None and cond.status == TRUE
+            if what == "condition" and (ready is not None and pod.uid in ready) == is_ready:
+                continue
+            if active is None:
+                active = actives[name] = {}
+                ready = readies[name] = {}
+            if is_active:
+                active[pod.key] = pod
+                if is_ready:
+                    ready[pod.uid] = pod
+                else:
+                    ready.pop(pod.uid, None)
+            else:
+                active.pop(pod.key, None)
+                ready.pop(pod.uid, None)
+            if rs is not None and not marked:
+                marked = True
+                self.dirty_deployments.add(rs.deployment)
+                self._wakeup.arm(self.sim.clock.now)
 
     def _on_node_event(self, what: str, node: Node) -> None:
         if self.sim.store.daemonsets and what in ("added", "taints", "removed"):

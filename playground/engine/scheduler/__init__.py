@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from ..clock import PHASE_SCHEDULER, Wakeup
-from ..objects import FALSE, PREFER_NO_SCHEDULE, TRUE, Node, Pod, Taint, set_attributes
+from ..objects import FAILED, FALSE, PREFER_NO_SCHEDULE, SUCCEEDED, TRUE, Node, Pod, Taint, set_attributes
 from ..store import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, watches
 from .framework import (
     ASSIGNED_POD_ADD,
@@ -386,19 +386,24 @@ class Scheduler:
     def _on_pods_event(self, what: str, pods: list[Pod]) -> None:
         """_on_pod_event for each of `pods` in turn: pods created together (a ReplicaSet's batch)
         join the queue and the scheduler is woken once, as the first of them woke it (the same
-        instant; the others found it woken)."""
+        instant; the others found it woken); a run bound together leaves the queue and the
+        nominator without a call per pod."""
+        if what == "bound" and not self.topology.rejected:
+            # (a run bound together: no pod the topology plugins rejected waits for these binds)
+            nominated_at, done = self._nominated_at, self.queue.done
+            for pod in pods:
+                if pod.key in nominated_at:
+                    self._forget_nomination(pod)
+                done(pod.key)
+            return
         if what != "added":
             for pod in pods:
                 self._on_pod_event(what, pod)
             return
         now = self.sim.clock.now
-        add = self.queue.add
-        queued = False
-        for pod in pods:
-            if not pod.node_name and not pod.is_terminal():
-                add(pod.key, pod.priority, now)
-                queued = True
-        if queued:
+        waiting = [pod for pod in pods if not pod.node_name and pod.phase != SUCCEEDED and pod.phase != FAILED]
+        if waiting:
+            self.queue.add_many([pod.key for pod in waiting], [pod.priority for pod in waiting], now)
             self._kick(now)
 
     def _on_node_event(self, what: str, node: Node) -> None:

@@ -159,6 +159,21 @@ class SchedulingQueue:
         self.infos[key] = info
         self._push_active(info)
 
+    def add_many(self, keys: list[str], priorities: list[int], now: int) -> None:
+        """add for each of `keys` with the priority beside it, in order: a ReplicaSet's batch of
+        creates, whose entries all join one (priority, now) run of activeQ."""
+        infos = self.infos
+        run_pair = run = None
+        for key, priority in zip(keys, priorities):
+            if key in infos:
+                continue
+            self._token += 1
+            info = infos[key] = QueuedPodInfo(key, priority, now, None, 0, ACTIVE, self._token)
+            pair = (-priority, now)
+            if pair != run_pair:
+                run_pair, run = pair, self._active_run(info)
+            run.append((info.token, key))
+
     def delete(self, key: str) -> None:
         info = self.infos.pop(key, None)
         if info is not None:

@@ -2,7 +2,7 @@
 
 import random
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
 from conftest import events, make_sim, nodes_toml
 
@@ -149,6 +149,76 @@ def test_pod_name_suffixes_draw_as_rng_choice_does(seed, names):
     for _ in range(names):
         assert random_suffix(fast) == "".join(plain.choice(NAME_ALPHABET) for _ in range(5))
     assert fast.random() == plain.random()
+
+
+def names_one_after_another(rng, base, namespace, count, pods) -> list[str]:
+    """The reference: one random_suffix after another, a name taken (by a pod or an earlier name)
+    drawn again, as WorkloadControllers._unique_name draws a single name."""
+    names, keys = [], set()
+    while len(names) < count:
+        name = f"{base}-{random_suffix(rng)}"
+        key = f"{namespace}/{name}"
+        if key not in pods and key not in keys:
+            keys.add(key)
+            names.append(name)
+    return names
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32), st.integers(1, 600), st.integers(0, 400), st.integers(0, 3))
+def test_a_batch_of_names_draws_as_one_name_after_another(seed, count, known, repeats):
+    """unique_names (a ReplicaSet's batch) against the reference: the same names and the RNG left in
+    the same state. Collisions are forced: `known` of the names the reference would draw are pods
+    already, and the generator is rewound `repeats` times so that a batch draws names it drew before."""
+    from playground.engine.workloads import unique_names
+
+    pods = {}
+    probe = random.Random(seed)
+    for name in names_one_after_another(probe, "web-abc", "default", known, {}):
+        pods[f"default/{name}"] = None
+    for _ in range(repeats + 1):
+        fast, plain = random.Random(seed), random.Random(seed)
+        fast_names = unique_names(fast, "web-abc", "default", count, pods)
+        assert fast_names == names_one_after_another(plain, "web-abc", "default", count, pods)
+        assert fast.getstate() == plain.getstate()
+        pods.update((f"default/{name}", None) for name in fast_names[: count // 2])
+
+
+class CyclicWords(random.Random):
+    """A generator whose 32-bit words repeat with a short period, drawn as CPython's getrandbits
+    draws them (k <= 32: the top k bits of one word; 32 * n: n words, the first lowest), so that a
+    batch draws the same name again and again."""
+
+    def __init__(self, words: list[int]) -> None:
+        super().__init__(0)
+        self.words, self.drawn = words, 0
+
+    def _word(self) -> int:
+        word = self.words[self.drawn % len(self.words)]
+        self.drawn += 1
+        return word
+
+    def getrandbits(self, k: int) -> int:
+        if k <= 32:
+            return self._word() >> (32 - k)
+        assert k % 32 == 0
+        return sum(self._word() << (32 * i) for i in range(k // 32))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 2**32 - 1), min_size=6, max_size=40), st.integers(1, 30))
+def test_a_batch_that_draws_its_own_names_again_draws_as_one_name_after_another(words, count):
+    from playground.engine.workloads import unique_names
+
+    accepted = [NAME_ALPHABET[w >> 27] for w in words if w >> 27 < len(NAME_ALPHABET)]
+    assume(accepted)
+    # the names the cycle can make: a suffix starts at every 5th character of the periodic stream
+    stream = "".join(accepted) * 6
+    names = {stream[i:i + 5] for i in range(0, 5 * len(accepted), 5)}
+    count = min(count, len(names))
+    fast, plain = CyclicWords(words), CyclicWords(words)
+    assert unique_names(fast, "db", "prod", count, {}) == names_one_after_another(plain, "db", "prod", count, {})
+    assert fast.drawn == plain.drawn
 
 
 def test_pod_from_template_fills_every_field_by_name():

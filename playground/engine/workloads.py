@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import MISSING, fields
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from .apiserver import AdmissionError
 from .clock import PHASE_WORKLOADS, Wakeup
 from .store import watches
@@ -65,7 +67,6 @@ RATE_LIMIT_BASE_MS = 5
 RATE_LIMIT_MAX_MS = 1_000_000
 
 NOTHING: dict = {}  # an empty index, never written
-NOTHING_TAKEN: frozenset = frozenset()
 
 DAEMON_TOLERATIONS = (
     Toleration(NOT_READY_TAINT, "Exists", "", NO_EXECUTE),
@@ -93,6 +94,41 @@ def random_suffix(rng: "random.Random", length: int = 5) -> str:
             r = bits(width)
         suffix += alphabet[r]
     return suffix
+
+
+# NAME_ALPHABET's characters by their draw (0 .. 26), as a bytes.translate table
+_SUFFIX_CHARACTERS = NAME_ALPHABET.encode().ljust(256, b"?")
+SUFFIX_LENGTH = 5
+
+
+def unique_names(rng: "random.Random", base: str, namespace: str, count: int, pods: dict) -> list[str]:
+    """`count` names `base`-suffix, each unique among `pods` (keys) and the names before it: the draws
+    of `count` calls of _unique_name in a row, a name taken drawn again, with the same RNG sequence.
+    getrandbits(k) takes the top k bits of one 32-bit word of the generator, and getrandbits(32 * n)
+    the next n words, first word lowest: so the words are drawn n at a time, for the characters still
+    needed at least (a word makes at most one), read in numpy, and cut into suffixes in order; a
+    draw rejected by random_suffix, or a name taken, only asks for more words. Never a word more than
+    one name after another draws (tests/test_workloads.py compares both, collisions forced)."""
+    size = len(NAME_ALPHABET)
+    shift = 32 - size.bit_length()
+    prefix, key_prefix = f"{base}-", f"{namespace}/{base}-"
+    names: list[str] = []
+    keys: set[str] = set()
+    pending = ""  # characters drawn, not yet in a name
+    while len(names) < count:
+        need = SUFFIX_LENGTH * (count - len(names)) - len(pending)
+        words = np.frombuffer(rng.getrandbits(32 * need).to_bytes(4 * need, "little"), dtype="<u4") >> shift
+        pending += words[words < size].astype(np.uint8).tobytes().translate(_SUFFIX_CHARACTERS).decode()
+        used = 0
+        while used + SUFFIX_LENGTH <= len(pending) and len(names) < count:
+            suffix = pending[used:used + SUFFIX_LENGTH]
+            used += SUFFIX_LENGTH
+            key = key_prefix + suffix
+            if key not in pods and key not in keys:
+                keys.add(key)
+                names.append(prefix + suffix)
+        pending = pending[used:]
+    return names
 
 
 def template_hash(template: PodTemplate) -> str:
@@ -470,12 +506,8 @@ class WorkloadControllers:
         one create after another draws them, admission once for the template, the store's watchers
         told of the pods together, then one SuccessfulCreate event a pod, in order."""
         store = self.sim.store
-        taken: set[str] = set()
-        pods = []
-        for _ in range(count):
-            name = self._unique_name(rs.name, rs.namespace, taken)
-            taken.add(f"{rs.namespace}/{name}")
-            pods.append(pod_from_template(self.sim, name, rs.namespace, rs.template, owner))
+        pods = [pod_from_template(self.sim, name, rs.namespace, rs.template, owner)
+                for name in unique_names(self.sim.rng, rs.name, rs.namespace, count, store.pods)]
         self.sim.apiserver.admit_pods(pods)
         store.add_pods(pods)
         store.event_run("Normal", "SuccessfulCreate", ref, "Created pod: {0}", [pod.name for pod in pods],
@@ -520,13 +552,12 @@ class WorkloadControllers:
             pod.name,
         )
 
-    def _unique_name(self, base: str, namespace: str, taken: set[str] = NOTHING_TAKEN) -> str:
-        """A name no pod has, nor one of `taken` (the keys of a batch's pods not in the store yet)."""
+    def _unique_name(self, base: str, namespace: str) -> str:
+        """A name no pod has."""
         pods = self.sim.store.pods
         while True:
             name = f"{base}-{random_suffix(self.sim.rng)}"
-            key = f"{namespace}/{name}"
-            if key not in pods and key not in taken:
+            if f"{namespace}/{name}" not in pods:
                 return name
 
     # ---------------------------------------------------------------- DaemonSets

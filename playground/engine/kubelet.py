@@ -45,6 +45,8 @@ ADMISSION_REASON_PREFIX = "OutOf"
 # the conditions the status manager sets True once the containers run (one tuple: the store's
 # condition cache remembers the write by it)
 RUNNING_CONDITIONS = ("ContainersReady", "Ready")
+NOT_SEEN = object()  # (a dict lookup's default: not looked at yet)
+NO_CONTAINERS: dict = {}  # (never written)
 
 
 @dataclass(slots=True)
@@ -115,19 +117,33 @@ class ContainerStarts:
         self.batches[self._open].append((node_name, container.pod_key))
         container.timer = -self._open
 
+    def open_batch(self) -> list[tuple[str, str]]:
+        """The batch the last `add` joined: an add with the same due, before any other timer is set,
+        joins it too (kubelet._start_admitted appends its run's starts)."""
+        return self.batches[self._open]
+
     def run(self, number: int) -> None:
         """The batch's containers start, and their pods' Running reports are written together
         (Store.set_pods_running)."""
         if number == self._open:
             self._open = None
-        kubelets = self.sim.kubelets
+        kubelets, pods = self.sim.kubelets, self.sim.store.pods
         running = []
+        # node name -> (its kubelet's containers, whether it can write): no start changes either
+        machines: dict[str, tuple] = {}
         for node_name, pod_key in self.batches.pop(number, ()):
-            kubelet = kubelets.get(node_name)
-            container = kubelet.containers.get(pod_key) if kubelet is not None else None
+            machine = machines.get(node_name)
+            if machine is None:
+                kubelet = kubelets.get(node_name)
+                machine = machines[node_name] = (kubelet.containers, kubelet.signalling) if kubelet is not None \
+                    else (NO_CONTAINERS, False)
+            container = machine[0].get(pod_key)
             if container is not None and container.timer == -number:
-                pod = kubelet.container_running(container)
-                if pod is not None:
+                # Kubelet.container_running, inlined: a batch is every pod started at one instant
+                container.timer = None
+                container.started = True
+                pod = pods.get(pod_key)
+                if pod is not None and pod.uid == container.uid and machine[1]:
                     running.append(pod)
         if running:
             self.sim.store.set_pods_running(running, RUNNING_CONDITIONS)
@@ -168,18 +184,28 @@ def start_bound_pods(sim: "Simulation", pods: list[Pod]) -> None:
     another."""
     kubelets = sim.kubelets
     admitted: list[tuple[Kubelet, Pod]] = []
-    fitting: set[str] = set()  # nodes whose totals fit
+    # node name -> its kubelet if it can write (else None) and, the first time, its totals checked;
+    # nothing in this loop changes what a kubelet answers
+    writers: dict[str, Kubelet | None] = {}
     for pod in pods:
-        kubelet = kubelets.get(pod.node_name or "")
-        if kubelet is None or not kubelet.signalling or pod.key in kubelet.containers:
+        name = pod.node_name or ""
+        kubelet = writers.get(name, NOT_SEEN)
+        if kubelet is NOT_SEEN:
+            kubelet = kubelets.get(name)
+            if kubelet is not None and not kubelet.signalling:
+                kubelet = None
+            writers[name] = kubelet
+            fresh = kubelet is not None
+        else:
+            fresh = False
+        if kubelet is None or pod.key in kubelet.containers:
             continue
         if kubelet.shutdown is not None or pod.volume_claims:
             break
-        if kubelet.node_name not in fitting:
+        if fresh:
             node = kubelet.node
             if node is not None and not kubelet.totals_fit(node):
                 break
-            fitting.add(kubelet.node_name)
         admitted.append((kubelet, pod))
     else:
         _start_admitted(sim, admitted)
@@ -201,12 +227,19 @@ def _start_admitted(sim: "Simulation", admitted: list) -> None:
             kubelet._start_container(pod)
         return
     starts = sim.container_starts
+    last_due = None
     for kubelet, pod in admitted:
         # _start_container and _mount_and_start for a pod without volumes, inlined
         container = Container(pod.key, pod.uid, False, False, None, pod.termination_grace_period_seconds,
                               pod.stop_duration, ())
         kubelet.containers[pod.key] = container
-        starts.add(kubelet.node_name, container, now + pod.start_duration)
+        due = now + pod.start_duration
+        if due == last_due:  # starts.add into the batch it opened or joined for the pod before
+            batch.append((kubelet.node_name, pod.key))
+            container.timer = timer
+        else:
+            starts.add(kubelet.node_name, container, due)
+            last_due, batch, timer = due, starts.open_batch(), container.timer
 
 
 class Kubelet:

@@ -349,6 +349,8 @@ class Store:
         # Told when a pod starts or stops counting on its node (bound, turned terminal, removed): the
         # scheduler's per-node counts of matching pods (PodTopologySpread, InterPodAffinity).
         self.on_account: Callable[[Pod, int], None] | None = None
+        # on_account(pod, +1) for each of many pods bound together, in order (assign_pods)
+        self.on_account_bound: Callable[[list[Pod]], None] | None = None
         self._uid = 0
 
     # ---------------------------------------------------------------- helpers
@@ -587,6 +589,8 @@ class Store:
                 self._account(pod, +1)
             return
         nodes, by_node, on_account = self.nodes, self.pods_by_node, self.on_account
+        # (told after the totals, in one call where it can be: what it counts reads neither)
+        each = on_account if self.on_account_bound is None else None
         changed = []
         for pod in pods:
             node_name = pod.node_name
@@ -594,8 +598,8 @@ class Store:
             if listed is None:
                 listed = by_node[node_name] = {}
             listed[pod.key] = pod
-            if on_account is not None:
-                on_account(pod, +1)
+            if each is not None:
+                each(pod, +1)
             node = nodes.get(node_name)
             if node is not None:  # (_account's additions, inlined: a run is thousands of pods)
                 cpu, memory = pod.cpu, pod.memory
@@ -605,6 +609,8 @@ class Store:
                 node.nonzero_memory += memory or DEFAULT_MEMORY_REQUEST
                 node.pod_count += 1
                 changed.append(node)
+        if each is None and on_account is not None:
+            self.on_account_bound(pods)
         self.on_requests_many(changed)
 
     def set_pods_condition(self, pods: list[Pod], ctype: str, status: str) -> None:

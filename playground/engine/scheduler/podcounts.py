@@ -95,6 +95,7 @@ class PodCounts:
         # Pods of one label class bound but not counted yet (`hold`), or None when counting at once.
         self._held: list[Pod] | None = None
         store.on_account = self._account
+        store.on_account_bound = self._account_bound_run
         store.pod_watchers.append(self._on_pod_event)
 
     def __setstate__(self, state: dict) -> None:
@@ -120,6 +121,22 @@ class PodCounts:
         held, self._held = self._held, None
         if held:
             self._account_bound(held)
+
+    def _account_bound_run(self, pods: list[Pod]) -> None:
+        """_account(pod, +1) for each of `pods`, bound together (Store._account_bound): held in one
+        step when the counts are held and every pod would be held."""
+        held = self._held
+        if held is not None and pods:
+            first = held[0] if held else pods[0]
+            labels, namespace = first.labels, first.namespace
+            if all(pod.labels is labels and pod.namespace == namespace and pod.node_name
+                   and not (pod.required_pod_affinity or pod.preferred_pod_affinity
+                            or pod.required_pod_anti_affinity or pod.preferred_pod_anti_affinity)
+                   for pod in pods):
+                held.extend(pods)
+                return
+        for pod in pods:
+            self._account(pod, +1)
 
     def _account_bound(self, pods: list[Pod]) -> None:
         """_account(pod, +1) for each of `pods` (one label class, no pod affinity): the class's

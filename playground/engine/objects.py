@@ -365,6 +365,25 @@ class ConditionCache:
         return True
 
 
+    def set_each(self, pods: list["Pod"], ctype: str, status: str, now: int) -> list["Pod"]:
+        """`set` (no reason or message) for each of `pods` in turn; the pods whose conditions changed.
+        `set`'s answer depends on the dict a pod holds and on nothing else, and asking again from the
+        same dict gives the same dict and changes nothing in the cache: so pods that hold one dict
+        (a run of one template, one after another) take the answer of the first of them."""
+        changed = []
+        before = after = None
+        moved = False
+        for pod in pods:
+            conditions = pod.conditions
+            if conditions is before:
+                pod.conditions = after
+            else:
+                moved = self.set(pod, ctype, status, "", "", now)
+                before, after = conditions, pod.conditions
+            if moved:
+                changed.append(pod)
+        return changed
+
     def set_many(self, pod: "Pod", ctypes: tuple[str, ...], status: str, now: int) -> bool:
         """`set` of each of `ctypes` to `status` (no reason or message), in order; True if any
         changed."""

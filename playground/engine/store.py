@@ -572,10 +572,8 @@ class Store:
             for pod, node_name in zip(pods, node_names):
                 self.assign_pod(pod, node_name)
             return
-        now = self.now()
-        set_condition = self.pod_conditions.set
+        self.pod_conditions.set_each(pods, "PodScheduled", TRUE, self.now())
         for pod, node_name in zip(pods, node_names):
-            set_condition(pod, "PodScheduled", TRUE, "", "", now)
             pod.node_name = node_name
             pod.nominated_node_name = ""
         self._account_bound(pods)
@@ -618,9 +616,7 @@ class Store:
         pod by pod, then each watcher hears of every pod whose condition changed before the next
         watcher hears of any (`_pods_changed`): one write after another when what a watcher does for
         a pod's condition depends on that pod alone (kubelet.start_bound_pods)."""
-        now = self.now()
-        set_condition = self.pod_conditions.set
-        changed = [pod for pod in pods if set_condition(pod, ctype, status, "", "", now)]
+        changed = self.pod_conditions.set_each(pods, ctype, status, self.now())
         if changed:
             self._pods_changed(changed, "condition")
 
@@ -658,11 +654,21 @@ class Store:
         # per pod: "phase", "condition" or "" (nothing changed); None while every pod's phase moved
         # (the usual batch: no list of 150,000 kinds, whose memory the allocator would keep)
         kinds: list[str] | None = None
+        set_many = self.pod_conditions.set_many
+        # As ConditionCache.set_each: pods holding one dict take the answer of the first. Asked again,
+        # set_many would give an equal dict (the same one, unless the cache was cleared in between).
+        before = after = None
+        changed = False
         for i, pod in enumerate(pods):
             moved = pod.phase != RUNNING
             if moved:
                 pod.phase = RUNNING
-            changed = self.pod_conditions.set_many(pod, conditions, TRUE, now)
+            held = pod.conditions
+            if held is before:
+                pod.conditions = after
+            else:
+                changed = set_many(pod, conditions, TRUE, now)
+                before, after = held, pod.conditions
             if kinds is None and not moved:
                 kinds = ["phase"] * i
             if kinds is not None:

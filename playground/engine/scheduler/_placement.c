@@ -128,9 +128,9 @@ static int64_t go_round(double x)
 typedef struct {
     int64_t n, count, to_find, cpu, memory, taint_weight, affinity_weight, spread, live_max, domains,
         host_extra, zone_extra, host_match, zone_match, spread_weight, prefer;
-    /* by (matching pods, zone) pair: spread_raw's raw score and normalized score, and the cycle that
-     * computed each */
-    int64_t *pair_value, *pair_stamp, *pair_normalized, *pair_normalized_stamp;
+    /* by (matching pods, zone) pair: spread_raw's raw score and the cycle that computed it, and the
+     * normalized score (score_window's, for the pairs of its window) */
+    int64_t *pair_value, *pair_stamp, *pair_normalized;
     int64_t *col[STATE_ROWS];
     int64_t *zone_sums;
     const double *logs;
@@ -154,6 +154,31 @@ static int64_t window(const Run *run, int64_t start, int64_t *rows, int64_t *pro
     return found;
 }
 
+/* window(), counting the zones of its rows as distinct_zones does (a zone's stamp set to `mark`
+ * when first seen) into *distinct: one pass over the window instead of two. */
+static int64_t window_zones(const Run *run, int64_t start, int64_t *rows, int64_t *processed, int64_t mark,
+                            int64_t *zone_stamp, int64_t *distinct)
+{
+    const int64_t *feasible = run->col[FEASIBLE], *zone_ids = run->col[ZONE_IDS];
+    int64_t found = 0, seen = 0, r = start, zones = 0;
+    while (seen < run->n && found < run->to_find) {
+        if (feasible[r]) {
+            rows[found++] = r;
+            int64_t z = zone_ids[r];
+            if (zone_stamp[z] != mark) {
+                zone_stamp[z] = mark;
+                zones++;
+            }
+        }
+        seen++;
+        if (++r == run->n)
+            r = 0;
+    }
+    *processed = seen;
+    *distinct = zones;
+    return found;
+}
+
 static int64_t highest_of(const int64_t *raw, const int64_t *rows, int64_t found)
 {
     int64_t highest = 0;
@@ -165,31 +190,46 @@ static int64_t highest_of(const int64_t *raw, const int64_t *rows, int64_t found
 
 /* PodTopologySpread's raw score (times MaxNodeScore) of each row of the window, and the lowest and
  * highest. A row's raw score depends only on its (matching pods, zone) pair, so each pair's is
- * computed once a cycle (HostZonePlan keeps the same table); pairs[i] is row i's pair. */
-static void spread_raw(Run *run, const int64_t *rows, int64_t found, int64_t distinct, int64_t mark, int64_t *pairs,
-                       int64_t *low, int64_t *high)
+ * computed once a cycle (HostZonePlan keeps the same table), and the lowest and highest over the
+ * rows are those over the pairs; pairs[i] is row i's pair. Returns how many pairs the window has,
+ * listed in `listed`. */
+static int64_t spread_raw(Run *run, const int64_t *rows, int64_t found, int64_t distinct, int64_t mark,
+                          int64_t *pairs, int64_t *listed, int64_t *low, int64_t *high)
 {
     const int64_t *zone_ids = run->col[ZONE_IDS], *host_live = run->col[HOST_LIVE];
     double host_weight = run->logs[found], zone_weight = run->logs[distinct];
-    int64_t lowest = -1, highest = 0;
+    int64_t lowest = -1, highest = 0, count = 0;
     for (int64_t i = 0; i < found; i++) {
         int64_t row = rows[i], h = host_live[row], z = zone_ids[row];
         int64_t pair = h * run->domains + z;
+        pairs[i] = pair;
         if (run->pair_stamp[pair] != mark) {
             double term = (double)h * host_weight + (double)run->host_extra;
             double term_zone = (double)run->zone_sums[z] * zone_weight + (double)run->zone_extra;
+            int64_t value = go_round(term + term_zone) * MAX_NODE_SCORE;
             run->pair_stamp[pair] = mark;
-            run->pair_value[pair] = go_round(term + term_zone) * MAX_NODE_SCORE;
+            run->pair_value[pair] = value;
+            listed[count++] = pair;
+            if (lowest < 0 || value < lowest)
+                lowest = value;
+            if (value > highest)
+                highest = value;
         }
-        pairs[i] = pair;
-        int64_t value = run->pair_value[pair];
-        if (lowest < 0 || value < lowest)
-            lowest = value;
-        if (value > highest)
-            highest = value;
     }
     *low = lowest;
     *high = highest;
+    return count;
+}
+
+/* The best score so far and how many rows have it. */
+static inline void track(int64_t score, int64_t *best, int64_t *tied)
+{
+    if (score > *best) {
+        *best = score;
+        *tied = 1;
+    } else if (score == *best) {
+        ++*tied;
+    }
 }
 
 /* The window's scores (Σ weight × normalized score of the default plugins, as NodeColumns.score and
@@ -200,13 +240,38 @@ static int64_t score_window(Run *run, const int64_t *rows, int64_t found, int64_
     const int64_t *local = run->col[LOCAL], *prefer = run->col[PREFER_RAW], *affinity = run->col[AFFINITY_RAW];
     int64_t taint_highest = run->prefer ? highest_of(prefer, rows, found) : 0;
     int64_t affinity_highest = run->affinity_weight ? highest_of(affinity, rows, found) : 0;
-    int64_t low = 0, high = 0, step = 1;
+    const int64_t *normalized = run->pair_normalized, spread_weight = run->spread_weight;
     if (run->spread) {
-        spread_raw(run, rows, found, distinct, mark, pairs, &low, &high);
-        if (high != 0)
-            step = floordiv(high, MAX_NODE_SCORE);
+        int64_t low = 0, high = 0;
+        /* (the window's pairs listed in `scores`, written with the rows' scores below) */
+        int64_t count = spread_raw(run, rows, found, distinct, mark, pairs, scores, &low, &high);
+        int64_t step = high != 0 ? floordiv(high, MAX_NODE_SCORE) : 1;
+        for (int64_t k = 0; k < count; k++) { /* one division a pair, not a row */
+            int64_t pair = scores[k];
+            run->pair_normalized[pair] = high == 0 ? MAX_NODE_SCORE : floordiv(high + low - run->pair_value[pair], step);
+        }
     }
     int64_t best = INT64_MIN, tied = 0;
+    if (taint_highest == 0 && affinity_highest == 0) {
+        /* The usual window: no PreferNoSchedule taint and no preferred node affinity among its
+         * rows, so those scores are the same for every row (the sums are exact in any order). */
+        int64_t same = MAX_NODE_SCORE * run->taint_weight;
+        if (run->spread) {
+            for (int64_t i = 0; i < found; i++) {
+                int64_t score = local[rows[i]] + same + normalized[pairs[i]] * spread_weight;
+                scores[i] = score;
+                track(score, &best, &tied);
+            }
+        } else {
+            for (int64_t i = 0; i < found; i++) {
+                int64_t score = local[rows[i]] + same;
+                scores[i] = score;
+                track(score, &best, &tied);
+            }
+        }
+        *ties = tied;
+        return best;
+    }
     for (int64_t i = 0; i < found; i++) {
         int64_t row = rows[i], score = local[row];
         score += (taint_highest == 0 ? MAX_NODE_SCORE
@@ -214,22 +279,10 @@ static int64_t score_window(Run *run, const int64_t *rows, int64_t found, int64_
                  * run->taint_weight;
         if (affinity_highest != 0)
             score += floordiv(MAX_NODE_SCORE * affinity[row], affinity_highest) * run->affinity_weight;
-        if (run->spread) {
-            int64_t pair = pairs[i];
-            if (run->pair_normalized_stamp[pair] != mark) { /* one division a pair, not a row */
-                run->pair_normalized_stamp[pair] = mark;
-                run->pair_normalized[pair] = high == 0 ? MAX_NODE_SCORE
-                                                       : floordiv(high + low - run->pair_value[pair], step);
-            }
-            score += run->pair_normalized[pair] * run->spread_weight;
-        }
+        if (run->spread)
+            score += normalized[pairs[i]] * spread_weight;
         scores[i] = score;
-        if (score > best) {
-            best = score;
-            tied = 1;
-        } else if (score == best) {
-            tied++;
-        }
+        track(score, &best, &tied);
     }
     *ties = tied;
     return best;
@@ -292,16 +345,15 @@ static int64_t place(Run *run, int64_t start, int64_t *mt_index, int64_t *rows, 
     for (int64_t j = 0; j < run->count; j++) {
         if (run->spread && (run->live_max + 1) * run->domains > MAX_TABLE)
             return j;
-        int64_t processed;
-        int64_t found = window(run, start, rows, &processed);
+        int64_t processed, distinct = 0;
+        int64_t found = run->spread ? window_zones(run, start, rows, &processed, j + 1, zone_stamp, &distinct)
+                                    : window(run, start, rows, &processed);
         if (found == 0)
             return j;
         start = (start + processed) % run->n;
         int64_t chosen = rows[0];
-        if (found > 1) {
-            int64_t distinct = run->spread ? distinct_zones(run, rows, found, j + 1, zone_stamp) : 0;
+        if (found > 1)
             chosen = choose(run, rows, found, distinct, j + 1, pairs, scores, mt_index, &words);
-        }
         bind(run, chosen);
         run->out[O_ROW][j] = chosen;
         run->out[O_START][j] = start;
@@ -379,7 +431,7 @@ static PyObject *place_pods(PyObject *self, PyObject *args)
     }
     /* rows, scores and pairs of a window; the zones' stamps; the pairs' scores and stamps */
     size_t window_size = (size_t)run.to_find, stamps = (size_t)run.domains + 1;
-    int64_t *scratch = calloc(3 * window_size + stamps + 4 * MAX_TABLE, sizeof(int64_t));
+    int64_t *scratch = calloc(3 * window_size + stamps + 3 * MAX_TABLE, sizeof(int64_t));
     if (scratch == NULL) {
         PyErr_NoMemory();
         goto release_out;
@@ -388,7 +440,6 @@ static PyObject *place_pods(PyObject *self, PyObject *args)
     run.pair_stamp = zone_stamp + stamps;
     run.pair_value = run.pair_stamp + MAX_TABLE;
     run.pair_normalized = run.pair_value + MAX_TABLE;
-    run.pair_normalized_stamp = run.pair_normalized + MAX_TABLE;
     int64_t placed;
     Py_BEGIN_ALLOW_THREADS
     placed = place(&run, start, &mt_index, scratch, scratch + window_size, scratch + 2 * window_size, zone_stamp);
@@ -519,18 +570,17 @@ static PyObject *choose_one(PyObject *self, PyObject *args)
     run.logs = views[IN_LOGS].buf;
     size_t window_size = (size_t)to_find, pairs = spread ? (size_t)((live_max + 1) * domains) : 0;
     size_t stamps = spread ? (size_t)domains + 1 : 0;
-    int64_t *scratch = scratch_of(3 * window_size + stamps + 4 * pairs);
+    int64_t *scratch = scratch_of(3 * window_size + stamps + 3 * pairs);
     if (scratch == NULL) {
         PyErr_NoMemory();
         goto release;
     }
     int64_t *rows = scratch, *scores = rows + window_size, *pair_of = scores + window_size;
     int64_t *zone_stamp = pair_of + window_size;
-    memset(zone_stamp, 0, (stamps + 4 * pairs) * sizeof(int64_t));
+    memset(zone_stamp, 0, (stamps + 3 * pairs) * sizeof(int64_t));
     run.pair_stamp = zone_stamp + stamps;
     run.pair_value = run.pair_stamp + pairs;
     run.pair_normalized = run.pair_value + pairs;
-    run.pair_normalized_stamp = run.pair_normalized + pairs;
     const unsigned char *feasible = views[IN_FEASIBLE].buf;
     int64_t found = 0, processed = 0, r = start;
     while (processed < n && found < to_find) { /* window(), on the bool column */

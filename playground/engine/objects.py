@@ -364,7 +364,6 @@ class ConditionCache:
         pod.conditions = shared
         return True
 
-
     def set_each(self, pods: list["Pod"], ctype: str, status: str, now: int) -> list["Pod"]:
         """`set` (no reason or message) for each of `pods` in turn; the pods whose conditions changed.
         `set`'s answer depends on the dict a pod holds and on nothing else, and asking again from the

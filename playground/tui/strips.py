@@ -7,12 +7,13 @@ divides every line it paints, and a table's line is one piece) and `crop_extend`
 width. The strip then holds itself: a reference cycle, which only the cyclic garbage collector can
 free. At x1000 on 150,000 pods those lines were most of what the collector walked: its young
 collections found them by the thousand, and each one that survived a young collection (the lines
-on screen) waited for the next middle-generation collection, which took 145-185 ms every ~20 s in
-the TUI and was the slowest key of a run (benchmarks/tui_frames.py).
+on screen) waited for the next middle-generation collection, which took 145-310 ms every ~17-20 s
+in the TUI and was the slowest key of a run (benchmarks/tui_frames.py).
 
 `install` wraps the two methods so that this one answer, which costs nothing to make again, is
 returned without being cached; every other answer goes to Textual's own method and its caches.
-The answers are the same objects as before (tests/tui/test_tui_strips.py compares them)."""
+The answers hold the same strips as before, though `divide` makes a new list each time
+(tests/tui/test_tui_strips.py compares them)."""
 
 from __future__ import annotations
 

@@ -360,6 +360,13 @@ async def run(args: argparse.Namespace) -> None:
             f"{key} {lat * 1000:.0f} ms at {wall:.1f} s / {simulated} s" for lat, key, wall, simulated in sorted(slowest)[-5:]))
     for what, seconds in one_off:
         print(f"  one-off: {what}: {seconds * 1000:.0f} ms")
+    with open("/proc/self/statm") as f:
+        rss = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    import resource
+
+    held = sim.history.memory() if sim.history is not None else None
+    print(f"  memory: RSS at the end {rss:.0f} MiB, peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB"
+          + (f"; time travel holds {held.checkpoints} checkpoints, {held.checkpoint_bytes / 2**20:.0f} MiB" if held else ""))
     print(f"  state at the end: {len(sim.store.pods)} pods, "
           f"{sum(1 for p in sim.store.pods.values() if not p.node_name)} pending, events total {sim.store.recorder.total}")
 

@@ -356,6 +356,48 @@ def test_checkpoints_written_by_a_forked_child_restore_exactly(name):
     assert event_log(sim) == event_log(reference)
 
 
+def _open_descriptors() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_a_large_childs_checkpoint_stays_in_its_file_and_restores_exactly(monkeypatch):
+    """A child's checkpoint from MAP_FROM bytes is kept as a read-only map of the file it wrote
+    (forced here on a small scenario): the same bytes an in-process dump gives, restored more than
+    once, and a map dropped by the budget takes its file descriptor with it."""
+    import mmap
+
+    from playground.engine import history as history_module
+
+    monkeypatch.setattr(history_module, "MAP_FROM", 1)
+    sim = Simulation(_LOADED["zone-outage"])
+    history = sim.enable_history()
+    history.fork_from = 0
+    for _ in range(40):
+        sim.step()
+    if history.writer is not None:
+        history._collect(block=True)
+    history._checkpoint()
+    writing = history.writer.checkpoint
+    in_process = history._dump(sim)
+    assert history._collect(block=True) is True
+    assert isinstance(writing.data, mmap.mmap) and writing.data[:] == in_process
+    history.budget = 6 * len(in_process)  # the budget drops all but about six checkpoints
+    descriptors = _open_descriptors()
+    for _ in range(300):
+        sim.step()
+        if history.writer is not None:
+            history._collect(block=True)
+    kept = [cp for cp in history.checkpoints if isinstance(cp.data, mmap.mmap)]
+    assert history.dropped > 5 and len(kept) >= history_module.KEEP_NEWEST
+    assert _open_descriptors() <= descriptors + len(kept)
+    for _ in range(2):  # the map's pages given back after the first restore are read again
+        sim.seek(kept[-2].time / 1000)
+        assert document(sim) == document(straight("zone-outage", kept[-2].time))
+    sim.seek(300 * sim.tick / 1000)
+    assert document(sim) == document(straight("zone-outage", 300 * sim.tick))
+    assert event_log(sim) == event_log(straight("zone-outage", 300 * sim.tick))
+
+
 def test_a_failed_child_drops_its_checkpoint_and_later_ones_are_pickled_in_process(monkeypatch):
     sim = Simulation(_LOADED["zone-outage"])
     history = sim.enable_history()

@@ -327,11 +327,9 @@ def test_a_restored_condition_cache_indexes_its_own_shared_dicts():
 FORKED = ["zone-outage", "rollout-drain-pdb", "spread-zone-outage", "shutdown-by-priority"]
 
 
-@pytest.mark.parametrize("name", FORKED)
-def test_checkpoints_written_by_a_forked_child_restore_exactly(name):
-    """Large clusters write checkpoints in a forked child (History.fork_from): forced here on small
-    scenarios, the bytes are those an in-process dump gives, and going back replays exactly."""
-    sim = Simulation(_LOADED[name])
+def _forked_checkpoint(sim: Simulation):
+    """Every checkpoint written by a child from now on (History.fork_from 0); after 40 ticks, one
+    taken and collected: (the history, that checkpoint, the bytes an in-process dump gives then)."""
     history = sim.enable_history()
     history.fork_from = 0
     for _ in range(40):
@@ -342,6 +340,15 @@ def test_checkpoints_written_by_a_forked_child_restore_exactly(name):
     writing = history.writer.checkpoint
     in_process = history._dump(sim)  # the state the child pickles: nothing ran since the fork
     assert history._collect(block=True) is True
+    return history, writing, in_process
+
+
+@pytest.mark.parametrize("name", FORKED)
+def test_checkpoints_written_by_a_forked_child_restore_exactly(name):
+    """Large clusters write checkpoints in a forked child (History.fork_from): forced here on small
+    scenarios, the bytes are those an in-process dump gives, and going back replays exactly."""
+    sim = Simulation(_LOADED[name])
+    history, writing, in_process = _forked_checkpoint(sim)
     assert writing.data == in_process and history.child_cpu > 0
     for _ in range(300):
         sim.step()
@@ -370,16 +377,7 @@ def test_a_large_childs_checkpoint_stays_in_its_file_and_restores_exactly(monkey
 
     monkeypatch.setattr(history_module, "MAP_FROM", 1)
     sim = Simulation(_LOADED["zone-outage"])
-    history = sim.enable_history()
-    history.fork_from = 0
-    for _ in range(40):
-        sim.step()
-    if history.writer is not None:
-        history._collect(block=True)
-    history._checkpoint()
-    writing = history.writer.checkpoint
-    in_process = history._dump(sim)
-    assert history._collect(block=True) is True
+    history, writing, in_process = _forked_checkpoint(sim)
     assert isinstance(writing.data, mmap.mmap) and writing.data[:] == in_process
     history.budget = 6 * len(in_process)  # the budget drops all but about six checkpoints
     descriptors = _open_descriptors()

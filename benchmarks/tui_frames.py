@@ -14,7 +14,8 @@ one node) powered off, while a "user" presses keys: moving the cursor, switching
 Prints, per refresh cycle ("frame"): the time stepping the engine (bounded by the frame budget, which
 grows while the engine falls behind the speed: see playground/tui/runner.py), the
 time updating widgets from the ChangeSet, and their sum; the ticks run per wall second; the latency
-of key presses (until a paint shows the answer); and the one-off costs (loading 150,000 rows, filtering them). It prints figures and
+of key presses (until a paint shows the answer); the one-off costs (loading 150,000 rows, filtering them); and the
+process's memory at the end (RSS, its peak, and what time travel's checkpoints hold). It prints figures and
 asserts nothing about timing.
 
 The breakdown of where the wall time went: the event loop's lag (how late a 5 ms sleep wakes up:

@@ -194,6 +194,10 @@ class ZoneQueue:
 
 
 class NodeLifecycleController:
+    # A node's pods get Ready=False in one store write when that is one write after another
+    # (_may_mark_together); False writes them one by one (the reference its test compares with).
+    mark_together = True
+
     def __init__(self, sim: "Simulation", config: NodeLifecycleConfig) -> None:
         self.sim = sim
         self.config = config
@@ -418,12 +422,39 @@ class NodeLifecycleController:
         """MarkPodsNotReady: Ready=False on the node's pods; a pod whose Ready condition this
         changed gets the Warning NodeNotReady event (recorded after its status update)."""
         store = self.sim.store
+        if self.mark_together:
+            marked = [pod for pod in store.pods_on(node.name)
+                      if pod.condition_status("Ready") != FALSE and not pod.is_terminal()]
+            if len(marked) > 1 and self._may_mark_together(marked):
+                told = [pod for pod in marked if pod.condition_status("Ready") is not None]
+                store.set_pods_condition(marked, "Ready", FALSE)
+                store.pod_events("Warning", "NodeNotReady", told, "Node is not ready", "node-controller")
+                return
         for pod in store.pods_on(node.name):
             status = pod.condition_status("Ready")
             if status != FALSE and not pod.is_terminal():
                 store.set_pod_condition(pod, "Ready", FALSE)
                 if status is not None:
                     store.event("Warning", "NodeNotReady", pod.ref, "Node is not ready", "node-controller")
+
+    def _may_mark_together(self, pods: list) -> bool:
+        """Whether Ready=False written to all of `pods` (Store.set_pods_condition: each watcher of a
+        condition change hears of every pod before the next watcher hears of any), then their Events,
+        is what a write and an Event after another does. The watchers of a condition change (the
+        workload, disruption and StatefulSet controllers, the figures) keep indexes of their own,
+        write no pod and record no Event, so each ends as it would pod after pod, the pods' statuses
+        read before the writes are those each would have had, and the Events, recorded in the same
+        order, interleave with nothing. What could differ is which of them arms its wakeup first,
+        that is the ids of their timers, and the StatefulSet controller's shares the workload
+        controllers' phase, so two wakeups could run in the other order: so together only where the
+        ReplicaSets' is the only one that a change of these pods can arm (no pod of a StatefulSet, none
+        that a PodDisruptionBudget covers)."""
+        covered = self.sim.disruption.pdbs_by_pod
+        for pod in pods:
+            owner = pod.owner
+            if (owner is not None and owner.kind == "StatefulSet") or pod.key in covered:
+                return False
+        return True
 
     # ---------------------------------------------------------------- NoExecute tainting
 

@@ -365,6 +365,15 @@ class Store:
         self.changes.events += 1
         return self.recorder.record(type_, reason, obj, message, source, self._uid_of(obj), instance)
 
+    def pod_events(self, type_: str, reason: str, pods: list[Pod], message: str, source: str) -> None:
+        """`event` about each of `pods` in turn, one message for all (the node lifecycle controller's
+        NodeNotReady for a node's pods), without making each pod's ref into a lookup again."""
+        self.changes.events += len(pods)
+        record, get = self.recorder.record, self.pods.get
+        for pod in pods:
+            found = get(pod.key)  # (_uid_of: the uid of the pod the store holds under that name)
+            record(type_, reason, pod.ref, message, source, found.uid if found is not None else 0)
+
     def event_once(self, type_: str, reason: str, pod: Pod, message: str, source: str) -> Event:
         """`event` for an Event recorded once at most for a pod of the store (EventRecorder.record_once)."""
         self.changes.events += 1

@@ -699,3 +699,26 @@ def test_without_a_fork_a_large_cluster_keeps_its_checkpoints_at_most_ten_minute
     assert len(times) == 2 and spacing <= times[1] - times[0] < spacing + 10 * sim.tick  # (an instant with work)
     sim.seek((times[1] + 40 * sim.tick) / 1000)
     assert sim.now == times[1] + 40 * sim.tick
+
+
+def test_a_large_checkpoint_that_cannot_be_mapped_is_read_back(monkeypatch):
+    """Where the temporary directory's files cannot be mapped, a large checkpoint is read back into
+    bytes, and going back to it still replays exactly."""
+    import mmap
+    import types
+
+    from playground.engine import history as history_module
+
+    class Unmappable:
+        def __init__(self, *args, **kwargs):
+            raise OSError(19, "No such device")
+
+    monkeypatch.setattr(history_module, "MAP_FROM", 1)
+    monkeypatch.setattr(history_module, "mmap", types.SimpleNamespace(mmap=Unmappable, ACCESS_READ=mmap.ACCESS_READ))
+    sim = Simulation(_LOADED["zone-outage"])
+    history, writing, in_process = _forked_checkpoint(sim)
+    assert isinstance(writing.data, bytes) and writing.data == in_process
+    for _ in range(30):
+        sim.step()
+    sim.seek(writing.time / 1000)
+    assert document(sim) == document(straight("zone-outage", writing.time))

@@ -202,10 +202,13 @@ def _kept(file) -> "bytes | mmap.mmap":
     map. A small one is read back into bytes: a map holds a file descriptor, and small checkpoints
     are many (the budget's worth)."""
     size = os.fstat(file.fileno()).st_size
-    if size < MAP_FROM:
-        file.seek(0)
-        return file.read()
-    return mmap.mmap(file.fileno(), size, access=mmap.ACCESS_READ)
+    if size >= MAP_FROM:
+        try:
+            return mmap.mmap(file.fileno(), size, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):  # a temporary directory whose files cannot be mapped
+            pass
+    file.seek(0)
+    return file.read()
 
 
 class _Writer:

@@ -243,7 +243,8 @@ async def run(args: argparse.Namespace) -> None:
         if args.view != app.current_view:
             app.action_view(args.view)
             await pilot.pause()
-        print(f"app mounted (tables filled with {len(sim.store.nodes)} nodes and {len(sim.store.pods)} pods) "
+        print(f"app mounted ({len(sim.store.nodes)} nodes, {len(sim.store.pods)} pods; the Pods table holds "
+              f"{app.views['pods'].table.total_count} rows: hidden, it fills when shown or once the keys are quiet) "
               f"in {mounted:.2f} s")
         # The first node, or the whole first zone, loses power.
         targets = ["z0-1"] if args.power_off == "node" else sorted(sim.store.nodes_by_zone["zone-0"])

@@ -546,7 +546,8 @@ class Simulation:
                 gc.set_threshold(*COLLECTOR_THRESHOLDS)
 
     def _run_instant_zero(self) -> None:
-        self._run_to(0)  # (under _open's pause of the collector)
+        with self.store.changing_everything():  # the whole cluster is new (Store.changing_everything)
+            self._run_to(0)  # (under _open's pause of the collector)
 
     def _run_to(self, until: int) -> None:
         if self.history is not None:

@@ -22,9 +22,11 @@ The breakdown of where the wall time went: the event loop's lag (how late a 5 ms
 what a key or a repaint waits for, whether the UI is busy or waits for the GIL), the garbage
 collector's pauses (gc.callbacks), the time-travel checkpoints taken in the engine thread (a long
 pickle holds the GIL), the process's CPU time against the wall time, and the machine's load.
-`--no-history` runs without time travel's recording, to separate its cost. `--open-in-app` lets the
-app build and open the cluster as `playground FILE` does (time travel's first checkpoint is then taken
-before the open, with 5,000 nodes and no pod) instead of placing it headless first.
+`--no-history` runs without time travel's recording, to separate its cost; `--no-checkpoints` records
+but takes no checkpoint after the first, to separate the checkpoints' cost from the rest of the
+recording. `--open-in-app` lets the app build and open the cluster as `playground FILE` does (time
+travel's first checkpoint is then taken before the open, with 5,000 nodes and no pod) instead of
+placing it headless first.
 """
 
 from __future__ import annotations
@@ -191,6 +193,10 @@ async def run(args: argparse.Namespace) -> None:
         app = PlaygroundApp(sim.scenario, paused=True, simulation=sim, keymap_file=None, speed=args.speed)
     if args.no_history:
         sim.history = None  # no time travel recording: what the checkpoints cost, by difference
+    elif args.no_checkpoints:
+        # Recording (the operations, the figures) without a checkpoint after the first: what the
+        # checkpoints cost apart from the rest of the recording, by difference.
+        sim.history.interval, sim.history.fixed_interval = 2**62, True
     pauses = Pauses()
     engine_cpu: list[float] = []  # the engine thread's CPU time per frame (time.thread_time)
     run_ticks = app.runner._run_ticks
@@ -337,7 +343,7 @@ async def run(args: argparse.Namespace) -> None:
     print("    by generation: " + ", ".join(f"{g}: {len(v)} sum {sum(v):.2f} s"
                                            for g, v in pauses.gc_by_generation.items()))
     print(f"  time-travel checkpoints:        {summary(pauses.checkpoints)}"
-          + ("  (history off)" if args.no_history else ""))
+          + ("  (history off)" if args.no_history else "  (none after the first)" if args.no_checkpoints else ""))
     print(f"  frame total (step + UI): p50 {ms(pct(totals, .5))}  p95 {ms(pct(totals, .95))}  max {ms(max(totals))}")
     behind = getattr(sys.modules[type(app.runner).__module__], "MAX_BUDGET", None)  # absent on old revisions
     grows = f", up to {behind * 1000:.0f} ms while behind" if behind else ""
@@ -386,6 +392,8 @@ def main() -> None:
     parser.add_argument("--view", default="nodes", help="the view shown at the start (the one watched with --key-interval 0)")
     parser.add_argument("--profile", default=None, help="write a cProfile of the UI thread to this file")
     parser.add_argument("--no-history", action="store_true", help="run without time travel's recording")
+    parser.add_argument("--no-checkpoints", action="store_true",
+                        help="record time travel's operations and figures but take no checkpoint after the first")
     parser.add_argument("--open-in-app", action="store_true",
                         help="let the app build and open the cluster, as `playground FILE` does (time travel's "
                              "first checkpoint then comes before the open), instead of placing it headless first")

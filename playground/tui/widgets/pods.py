@@ -254,14 +254,13 @@ class PodsView(PodDetailMixin, TableView):
         if self.playground.at_the_keys():
             self._arm_fill()
         else:
-            self.playground.when_engine_idle(self._fill_if_unfilled)
-
-    def _fill_if_unfilled(self) -> None:
-        if self._unfilled:
-            self._fill()
+            self.playground.when_engine_idle(self._fill)
 
     def _fill(self) -> None:
-        """The fill a hidden load left for now, the cursor on the row it was on where it still is."""
+        """The fill a hidden load left for now (if it is still to do), the cursor on the row it was
+        on where it still is."""
+        if not self._unfilled:
+            return
         self._unfilled = False
         super().load()
         key, self._select_when_filled = self._select_when_filled, None
@@ -275,8 +274,7 @@ class PodsView(PodDetailMixin, TableView):
         return self.table.total_count
 
     def frame(self, time_moved: bool) -> None:
-        if self._unfilled:
-            self._fill()
+        self._fill()
         self.catch_up()
         super().frame(time_moved)
         self.frame_detail()

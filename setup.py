@@ -3,6 +3,8 @@ without them and does the same work in Python, to the same result, only slower a
 
 - the scheduler's loop over runs of equivalent pods (playground/engine/scheduler/_placement.c, see
   equivalence.py);
+- copies of one slotted object with a few fields changed, in one call (playground/engine/_copies.c, see
+  copies.py): a ReplicaSet's batch of pods, their containers and queue entries;
 - the builder of YAML documents from libyaml's parse events (playground/manifests/_yamlbuild.c, see
   yamlload.py), linked with the system's libyaml (Debian: libyaml-dev).
 """
@@ -15,6 +17,12 @@ setup(ext_modules=[
         sources=["playground/engine/scheduler/_placement.c"],
         # No fused multiply-add: a*b+c rounds twice, as in Python (PodTopologySpread's float scores).
         extra_compile_args=["-O2", "-ffp-contract=off", "-fno-fast-math"],
+        optional=True,
+    ),
+    Extension(
+        "playground.engine._copies",
+        sources=["playground/engine/_copies.c"],
+        extra_compile_args=["-O2"],
         optional=True,
     ),
     Extension(

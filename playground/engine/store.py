@@ -364,6 +364,12 @@ class Store:
         self._uid += 1
         return self._uid
 
+    def new_uids(self, count: int) -> range:
+        """`count` new uids, as `count` calls of new_uid give them."""
+        first = self._uid + 1
+        self._uid += count
+        return range(first, first + count)
+
     def event(self, type_: str, reason: str, obj: str, message: str, source: str, instance: str = "") -> Event:
         self.changes.events += 1
         return self.recorder.record(type_, reason, obj, message, source, self._uid_of(obj), instance)

@@ -24,6 +24,7 @@ import numpy as np
 
 from .apiserver import AdmissionError
 from .clock import PHASE_WORKLOADS, Wakeup
+from .copies import copy_each
 from .store import watches
 from .objects import (
     NO_CONDITIONS,
@@ -180,6 +181,19 @@ def pod_from_template(sim: "Simulation", name: str, namespace: str, template: Po
         False, (), PENDING, "", "",  # mirror, volume_claims, phase, reason, message
         NO_CONDITIONS,
     )
+
+
+def _admitted_copies(sim: "Simulation", names: list[str], namespace: str, template: PodTemplate,
+                     owner: OwnerRef | None) -> list[Pod]:
+    """pod_from_template for each of `names`, admitted (APIServer.admit_pods): the first is made and
+    admitted, the others are copies of it with their own name, uid and key. Admission reads nothing
+    of a pod but its template's fields, and the pods of a template differ in nothing else."""
+    first = pod_from_template(sim, names[0], namespace, template, owner)
+    sim.apiserver.admit_pod(first)
+    rest = names[1:]
+    prefix = f"{namespace}/"
+    return [first, *copy_each(first, ("name", "uid", "key"),
+                              (rest, sim.store.new_uids(len(rest)), [prefix + name for name in rest]))]
 
 
 class WorkloadControllers:
@@ -506,9 +520,12 @@ class WorkloadControllers:
         one create after another draws them, admission once for the template, the store's watchers
         told of the pods together, then one SuccessfulCreate event a pod, in order."""
         store = self.sim.store
-        pods = [pod_from_template(self.sim, name, rs.namespace, rs.template, owner)
-                for name in unique_names(self.sim.rng, rs.name, rs.namespace, count, store.pods)]
-        self.sim.apiserver.admit_pods(pods)
+        names = unique_names(self.sim.rng, rs.name, rs.namespace, count, store.pods)
+        if copy_each is None or count == 1:
+            pods = [pod_from_template(self.sim, name, rs.namespace, rs.template, owner) for name in names]
+            self.sim.apiserver.admit_pods(pods)
+        else:
+            pods = _admitted_copies(self.sim, names, rs.namespace, rs.template, owner)
         store.add_pods(pods)
         store.event_run("Normal", "SuccessfulCreate", ref, "Created pod: {0}", [pod.name for pod in pods],
                         "replicaset-controller")

@@ -22,6 +22,8 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Callable
 
+from ..copies import copy_each
+
 ACTIVE, BACKOFF, UNSCHEDULABLE, IN_FLIGHT = "active", "backoff", "unschedulable", "scheduling"
 MAX_IN_UNSCHEDULABLE_MS = 5 * 60_000
 ORDERING_WINDOW_MS = 1000  # backoffQOrderingWindowDuration
@@ -163,6 +165,10 @@ class SchedulingQueue:
         """add for each of `keys` with the priority beside it, in order: a ReplicaSet's batch of
         creates, whose entries all join one (priority, now) run of activeQ."""
         infos = self.infos
+        if copy_each is not None and len(keys) > 1 and min(priorities) == max(priorities) \
+                and infos.keys().isdisjoint(keys) and len(set(keys)) == len(keys):
+            self._add_copies(keys, priorities[0], now)
+            return
         run_pair = run = None
         for key, priority in zip(keys, priorities):
             if key in infos:
@@ -173,6 +179,15 @@ class SchedulingQueue:
             if pair != run_pair:
                 run_pair, run = pair, self._active_run(info)
             run.append((info.token, key))
+
+    def _add_copies(self, keys: list[str], priority: int, now: int) -> None:
+        """add_many's loop for new, distinct keys of one priority: the entries are copies of the
+        first one's with their own key and token, and join the run in one call."""
+        tokens = range(self._token + 1, self._token + 1 + len(keys))
+        self._token += len(keys)
+        first = QueuedPodInfo(keys[0], priority, now, None, 0, ACTIVE, tokens[0])
+        self.infos.update(zip(keys, copy_each(first, ("key", "token"), (keys, tokens))))
+        self._active_run(first).extend(zip(tokens, keys))
 
     def delete(self, key: str) -> None:
         info = self.infos.pop(key, None)

@@ -131,6 +131,7 @@ class NodeColumns:
         self.nominated = nominated  # the scheduler's nominator: node -> pods nominated to it
         self.nodes: list[Node] = []
         self.index: dict[str, int] = {}
+        self.row_of: dict[int, int] = {}
         self.valid = False
         self.generation = 0  # counts rebuilds: rows of different generations are different nodes
         self.dirty: set[str] = set()  # nodes whose taints or spec changed since the last sync
@@ -157,6 +158,8 @@ class NodeColumns:
     def rebuild(self, nodes: list[Node]) -> None:
         self.nodes = nodes
         self.index = {node.name: i for i, node in enumerate(nodes)}
+        # id of a Node -> its row: the object at that row, as `nodes` holds it (requests_changed_many)
+        self.row_of = {id(node): i for i, node in enumerate(nodes)}
         n = len(nodes)
 
         def column(name: str) -> np.ndarray:
@@ -323,22 +326,23 @@ class NodeColumns:
         (nobody reads the log in between, so where a long log is cut does not matter)."""
         if not self.valid:
             return
-        index, mine = self.index, self.nodes
-        rows = [index.get(node.name) for node in nodes]
-        if not all(row is not None and mine[row] is node for row, node in zip(rows, nodes)):
+        rows = list(map(self.row_of.get, map(id, nodes)))
+        if not rows:
+            return
+        if None in rows:  # (a node that is not the object its row holds)
             for node in nodes:
                 self.requests_changed(node)
             return
         distinct = list(dict.fromkeys(rows))
         at = np.array(distinct, dtype=np.int64)
-        touched = [mine[row] for row in distinct]
+        touched = list(map(self.nodes.__getitem__, distinct))
         self.req_cpu[at] = [node.requested_cpu for node in touched]
         self.req_memory[at] = [node.requested_memory for node in touched]
         self.nz_cpu[at] = [node.nonzero_cpu for node in touched]
         self.nz_memory[at] = [node.nonzero_memory for node in touched]
         self.pod_count[at] = [node.pod_count for node in touched]
         self.log.extend(rows)
-        if len(self.log) > 8 * len(mine) + 64:
+        if len(self.log) > 8 * len(self.nodes) + 64:
             self.log_base += len(self.log)
             self.log = []
 

@@ -4,7 +4,7 @@ without them and does the same work in Python, to the same result, only slower a
 - the scheduler's loop over runs of equivalent pods (playground/engine/scheduler/_placement.c, see
   equivalence.py);
 - copies of one slotted object with a few fields changed, in one call (playground/engine/_copies.c, see
-  copies.py): a ReplicaSet's batch of pods, their containers and queue entries;
+  copies.py): a ReplicaSet's batch of pods and their queue entries;
 - the builder of YAML documents from libyaml's parse events (playground/manifests/_yamlbuild.c, see
   yamlload.py), linked with the system's libyaml (Debian: libyaml-dev).
 """

@@ -1,6 +1,6 @@
 /* Copies of one object with a few fields changed, made in one call (see copies.py).
  *
- * A ReplicaSet's batch of pods, their containers and their queue entries are objects of slotted
+ * A ReplicaSet's batch of pods and their entries in the scheduling queue are objects of slotted
  * classes (dataclass(slots=True)) that differ from each other in two or three fields. Their
  * generated __init__ stores every field from Python, a microsecond a pod at 150,000 pods; a copy
  * takes the fields' references as they are in the original and stores only the ones that differ.

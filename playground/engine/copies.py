@@ -1,5 +1,5 @@
-"""Copies of one object with a few fields changed, made in one call: a ReplicaSet's batch of pods,
-their containers, their entries in the scheduling queue (`_copies.c`).
+"""Copies of one object with a few fields changed, made in one call: a ReplicaSet's batch of pods
+and their entries in the scheduling queue (`_copies.c`).
 
 Where the C module is not built, `copy_each` is None and the callers construct each object as
 before (the same objects; tests/test_copies.py compares the two)."""

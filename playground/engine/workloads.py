@@ -521,7 +521,7 @@ class WorkloadControllers:
         told of the pods together, then one SuccessfulCreate event a pod, in order."""
         store = self.sim.store
         names = unique_names(self.sim.rng, rs.name, rs.namespace, count, store.pods)
-        if copy_each is None or count == 1:
+        if copy_each is None:
             pods = [pod_from_template(self.sim, name, rs.namespace, rs.template, owner) for name in names]
             self.sim.apiserver.admit_pods(pods)
         else:

@@ -327,8 +327,6 @@ class NodeColumns:
         if not self.valid:
             return
         rows = list(map(self.row_of.get, map(id, nodes)))
-        if not rows:
-            return
         if None in rows:  # (a node that is not the object its row holds)
             for node in nodes:
                 self.requests_changed(node)

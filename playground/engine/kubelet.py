@@ -182,30 +182,31 @@ def start_bound_pods(sim: "Simulation", pods: list[Pod]) -> None:
     alone (the binds of a run the scheduler made quiet: no budget, no StatefulSet, no volume,
     equivalence.quiet_binds), and starting a container tells no one. Otherwise one pod_bound after
     another."""
-    kubelets = sim.kubelets
+    kubelets, nodes, totals_fit = sim.kubelets, sim.store.nodes, Kubelet.totals_fit
     admitted: list[tuple[Kubelet, Pod]] = []
-    # node name -> its kubelet if it can write (else None) and, the first time, its totals checked;
-    # nothing in this loop changes what a kubelet answers
+    # node name -> its kubelet if it can write (else None), its shutdown and totals checked the first
+    # time; nothing in this loop changes what a kubelet answers. (A break is always safe: the pods
+    # then take pod_bound one after another.)
     writers: dict[str, Kubelet | None] = {}
     for pod in pods:
         name = pod.node_name or ""
         kubelet = writers.get(name, NOT_SEEN)
         if kubelet is NOT_SEEN:
             kubelet = kubelets.get(name)
-            if kubelet is not None and not kubelet.signalling:
-                kubelet = None
+            if kubelet is not None:
+                if not kubelet.signalling:
+                    kubelet = None
+                elif kubelet.shutdown is not None:
+                    break
+                else:
+                    node = nodes.get(name)  # (Kubelet.node, inlined: a pod a node)
+                    if node is not None and not totals_fit(node):
+                        break
             writers[name] = kubelet
-            fresh = kubelet is not None
-        else:
-            fresh = False
         if kubelet is None or pod.key in kubelet.containers:
             continue
-        if kubelet.shutdown is not None or pod.volume_claims:
+        if pod.volume_claims:
             break
-        if fresh:
-            node = kubelet.node
-            if node is not None and not kubelet.totals_fit(node):
-                break
         admitted.append((kubelet, pod))
     else:
         _start_admitted(sim, admitted)

@@ -87,9 +87,10 @@ def state(sim) -> list:
     ]
 
 
-def build(plan, edits, bare=False):
-    """The cluster after `plan`, with `edits` written into some of its pods and, if `bare`, every
-    node's taints taken off (no watcher told)."""
+def build(plan, edits, bare=False, forget=False):
+    """The cluster after `plan`, with `edits` written into some of its pods, if `bare` every node's
+    taints taken off, and if `forget` taint eviction's scheduled deletions forgotten (their timers
+    left: they find no deletion when they fire), no watcher told."""
     sim = make_sim(CLUSTER)
     for delay, operation in plan:
         sim.run_until(sim.clock.now / 1000 + delay)
@@ -101,6 +102,8 @@ def build(plan, edits, bare=False):
     if bare:
         for node in sim.store.nodes.values():
             node.taints = []
+    if forget:  # (a pod on a NoExecute node with no deletion scheduled: the handler must schedule it)
+        sim.tainteviction.scheduled.clear()
     for index, phase, deleting, node in edits:
         pod = pods[index % len(pods)]
         if phase is not None:
@@ -136,15 +139,15 @@ edits = st.lists(st.tuples(st.integers(0, 60), st.sampled_from([None, PENDING, R
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(plan=plans, edited=edits, bare=st.booleans())
+@given(plan=plans, edited=edits, bare=st.booleans(), forget=st.booleans())
 @pytest.mark.parametrize("what", POD_CHANGES)
 @pytest.mark.parametrize("watcher", sorted(WATCHERS))
-def test_a_handler_of_many_pods_is_the_watcher_pod_after_pod(watcher, what, plan, edited, bare):
-    together_sim, pods = build(plan, edited, bare)
+def test_a_handler_of_many_pods_is_the_watcher_pod_after_pod(watcher, what, plan, edited, bare, forget):
+    together_sim, pods = build(plan, edited, bare, forget)
     handler = together_sim.store.together_watchers[WATCHERS[watcher](together_sim)]
     handler(what, pods)
 
-    one_by_one_sim, pods = build(plan, edited, bare)
+    one_by_one_sim, pods = build(plan, edited, bare, forget)
     on_pod = WATCHERS[watcher](one_by_one_sim)
     for pod in pods:
         on_pod(what, pod)

@@ -58,6 +58,7 @@ class TaintEvictionController:
         self.sim = sim
         self.scheduled: dict[str, ScheduledDeletion] = {}
         self._node_taints: dict[str, tuple[str, ...]] = {}
+        self._no_execute: set[str] = set()  # the nodes whose _node_taints are not empty
         sim.store.node_watchers.append(self._on_node_event)
         sim.store.pod_watchers.append(self._on_pod_event)
         sim.store.together_watchers[self._on_pod_event] = self._on_pods_event
@@ -69,9 +70,14 @@ class TaintEvictionController:
     def _on_node_event(self, what: str, node: Node) -> None:
         if what == "removed":
             self._node_taints.pop(node.name, None)
+            self._no_execute.discard(node.name)
             return
         taints = self.no_execute_taints(node)
         signature = tuple(sorted(str(t) for t in taints))
+        if signature:
+            self._no_execute.add(node.name)
+        else:
+            self._no_execute.discard(node.name)
         if self._node_taints.get(node.name, ()) == signature:
             return
         self._node_taints[node.name] = signature
@@ -101,10 +107,14 @@ class TaintEvictionController:
 
     def _on_pods_event(self, what: str, pods: list[Pod]) -> None:
         """_on_pod_event for each of `pods` in turn (Store._pods_changed): a batch of binds to
-        untainted nodes, the open's, concerns no pod here."""
+        untainted nodes, the open's, concerns no pod here. A pod concerns _process_pod only on a node
+        with a NoExecute taint or with a deletion scheduled (otherwise it has nothing to cancel): with
+        neither anywhere, no pod of the batch does."""
         if what != "bound" and what != "added":
             for pod in pods:
                 self._on_pod_event(what, pod)
+            return
+        if not self.scheduled and not self._no_execute:
             return
         nodes, scheduled = self.sim.store.nodes, self.scheduled
         for pod in pods:

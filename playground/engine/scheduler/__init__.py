@@ -390,11 +390,14 @@ class Scheduler:
         nominator without a call per pod."""
         if what == "bound" and not self.topology.rejected:
             # (a run bound together: no pod the topology plugins rejected waits for these binds)
-            nominated_at, done = self._nominated_at, self.queue.done
-            for pod in pods:
-                if pod.key in nominated_at:
-                    self._forget_nomination(pod)
-                done(pod.key)
+            # (the nominator and the queue share nothing: each is told of the whole run in turn)
+            keys = [pod.key for pod in pods]
+            nominated_at = self._nominated_at
+            if nominated_at and not nominated_at.keys().isdisjoint(keys):
+                for pod in pods:
+                    if pod.key in nominated_at:
+                        self._forget_nomination(pod)
+            self.queue.done_many(keys)
             return
         if what != "added":
             for pod in pods:

@@ -259,6 +259,16 @@ class SchedulingQueue:
         self.infos.pop(key, None)
         self.unschedulable.pop(key, None)
 
+    def done_many(self, keys: list[str]) -> None:
+        """done for each of `keys` (a run bound together)."""
+        pop = self.infos.pop
+        for key in keys:
+            pop(key, None)
+        unschedulable = self.unschedulable
+        if unschedulable and not unschedulable.keys().isdisjoint(keys):
+            for key in keys:
+                unschedulable.pop(key, None)
+
     def add_unschedulable(self, info: QueuedPodInfo, now: int) -> None:
         """AddUnschedulableIfNotPresent after a failed attempt."""
         if info.key not in self.infos:

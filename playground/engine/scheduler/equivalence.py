@@ -173,7 +173,8 @@ def equivalent(pod, first) -> bool:
             and pod.affinity_node_name == first.affinity_node_name
             and pod.preferred_node_affinity == first.preferred_node_affinity
             and pod.topology_spread_constraints == first.topology_spread_constraints
-            and pod.owner == first.owner and not has_pod_affinity(pod))
+            and (pod.owner is first.owner or pod.owner == first.owner)  # (a dataclass's __eq__: a call)
+            and not has_pod_affinity(pod))
 
 
 def place_run(scheduler, first, first_info, limit: int, least: int) -> int:
@@ -313,21 +314,20 @@ BIND_TOGETHER = True
 def _bind(scheduler, run: list, placed: int, out: np.ndarray, order: list) -> int:
     """Bind the placed pods in order while the cluster stays as the compiled loop assumed; the
     generator and next_start as after the last pod bound. Returns how many were bound."""
-    rows, starts, words, counts = (column.tolist() for column in out)
     rng = scheduler.sim.rng
     state = rng.getstate()
     scheduler.topology.counts.hold()  # the run's pods are counted together, before anyone reads
     try:
         bound = _bind_together(scheduler, run, placed, out, order) if BIND_TOGETHER else 0
         if not bound:
-            bound = _bind_each(scheduler, run, placed, rows, counts, order)
+            bound = _bind_each(scheduler, run, placed, out[0].tolist(), out[3].tolist(), order)
     finally:
         scheduler.topology.counts.release()
     if rng.getstate() != state:
         raise RuntimeError("a bind drew from the simulation's random source during a run of equivalent pods")
-    if bound:
-        advance(rng, words[bound - 1])
-        scheduler.next_start = starts[bound - 1]
+    if bound:  # (out's rows: the chosen rows, next_start and the words drawn after each pod, its row's pod count)
+        advance(rng, int(out[2, bound - 1]))
+        scheduler.next_start = int(out[1, bound - 1])
     return bound
 
 
@@ -390,18 +390,19 @@ def _bind_together(scheduler, run: list, placed: int, out: np.ndarray, order: li
     component's events or timers interleave with another's. (Every pod of the run is still due its
     cycle: place_run took it from the queue as such, and nothing has run since.) Returns `placed`,
     or 0 when the pods must be bound one by one."""
+    if not placed:
+        return 0
     pods = [pod for pod, _info in run[:placed]]
-    used, per_row = np.unique(out[0][:placed], return_counts=True)  # (the run's size, not the cluster's)
+    # (the run's size, not the cluster's; `last`: where each used row's last bind is, counted from the end)
+    used, last, per_row = np.unique(out[0][placed - 1::-1], return_index=True, return_counts=True)
     if not quiet_binds(scheduler, pods, used, per_row, order):
         return 0
     unchanged = _Unchanged(scheduler, order)
-    rows = out[0][:placed].tolist()
     scheduler._budget_used += placed
-    scheduler.bind_together(pods, [order[row] for row in rows])
-    last_count = dict(zip(rows, out[3][:placed].tolist()))  # a row's pod count after its last bind of the run
-    pod_count = scheduler.columns.pod_count
+    scheduler.bind_together(pods, list(map(order.__getitem__, out[0][:placed].tolist())))
+    last_count = out[3][placed - 1::-1][last]  # each used row's pod count after its last bind of the run
     if not (unchanged.holds(placed) and not scheduler._events
-            and all(pod_count.item(row) == count for row, count in last_count.items())):
+            and (scheduler.columns.pod_count[used] == last_count).all()):
         raise RuntimeError("binding a run of equivalent pods together changed what its cycles read")
     return placed
 

@@ -212,11 +212,25 @@ def test_what_kubelets_admit_together():
     assert not admitted([free[0] + 1] + free[1:])  # one pod too many on the first node
     kubelet = sim.kubelets[order[1].name]
     kubelet.shutdown = object()  # a graceful shutdown under way: its manager rejects new pods
+    sim.nodeshutdown.shutting_down.add(kubelet.node_name)  # (as NodeShutdownManager.start notes it)
     assert not admitted([1, 1, 0, 0, 0, 0])
     assert admitted([1, 0, 1, 0, 0, 0])  # no pod of the run on the node shutting down
     kubelet.network = "partitioned"  # it cannot write: it does nothing for a pod bound there
     assert admitted([1, 1, 0, 0, 0, 0])
 
+
+
+def test_the_shutdown_manager_notes_the_nodes_shutting_down():
+    """NodeShutdownManager.shutting_down, which _admitted reads before it looks at any kubelet, holds
+    a node from the start of its graceful shutdown until its machine is off."""
+    sim = Simulation(parse_scenario(PLAIN.replace('seed = 4', 'seed = 4\n[kubelet]\nshutdownGracePeriod = "60s"')))
+    sim.run_until(5)
+    assert sim.nodeshutdown.shutting_down == set()
+    apply_operation(sim, ("shutdown", 0))
+    [name] = [name for name, kubelet in sim.kubelets.items() if kubelet.shutdown is not None]
+    assert sim.nodeshutdown.shutting_down == {name}
+    sim.run_until(5 + 61)
+    assert sim.kubelets[name].power == "off" and sim.nodeshutdown.shutting_down == set()
 
 
 @pytest.mark.parametrize("shutting_down", [False, True])

@@ -472,6 +472,7 @@ class Kubelet:
         self.containers.clear()
         self.mounted.clear()  # gone with the machine; the API still lists them in use
         self.shutdown = None
+        self.sim.nodeshutdown.shutting_down.discard(self.node_name)
 
     def power_on(self) -> None:
         self.boot += 1

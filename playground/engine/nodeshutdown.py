@@ -89,6 +89,9 @@ def group_index(groups: list[ShutdownGroup], priority: int) -> int:
 class NodeShutdownManager:
     def __init__(self, sim: "Simulation") -> None:
         self.sim = sim
+        # The nodes whose kubelet has a shutdown under way, and perhaps some whose kubelet has none
+        # (a node removed during its shutdown): what the scheduler checks before binding a run.
+        self.shutting_down: set[str] = set()
 
     def start(self, kubelet: "Kubelet") -> str:
         """The machine was asked to shut down (logind PrepareForShutdown)."""
@@ -111,6 +114,7 @@ class NodeShutdownManager:
             if not pod.is_terminal():
                 state.members[group_index(groups, pod.priority)].append(pod.key)
         kubelet.shutdown = state
+        self.shutting_down.add(kubelet.node_name)
         store.changes.nodes.add(kubelet.node_name)
         kubelet.sync_status()
         self._next_group(kubelet)

@@ -438,11 +438,12 @@ def _admitted(scheduler, first, used: np.ndarray, per_row: np.ndarray, order: li
     and every node's totals with all of its pods of the run still fit its allocatable (admit's
     first test, which each bind in turn then passes too, as the totals only grow). The node columns
     hold those totals (the store writes them on every bind, and allocatable never changes)."""
-    kubelets = scheduler.sim.kubelets
-    for row in used.tolist():
-        kubelet = kubelets.get(order[row].name)
-        if kubelet is not None and kubelet.shutdown is not None and kubelet.signalling:
-            return False
+    sim = scheduler.sim
+    if sim.nodeshutdown.shutting_down:  # (otherwise no kubelet is)
+        for row in used.tolist():
+            kubelet = sim.kubelets.get(order[row].name)
+            if kubelet is not None and kubelet.shutdown is not None and kubelet.signalling:
+                return False
     columns = scheduler.columns
     return bool(((columns.pod_count[used] + per_row <= columns.alloc_pods[used])
                  & (columns.req_cpu[used] + per_row * first.cpu <= columns.alloc_cpu[used])

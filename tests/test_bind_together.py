@@ -220,6 +220,25 @@ def test_what_kubelets_admit_together():
 
 
 
+@pytest.mark.parametrize("requests", ['{ cpu = "100m" }', '{ memory = "300Mi" }', '{}'])
+def test_the_columns_hold_the_nodes_totals_after_runs_bound_together(requests):
+    """A run bound together writes the rows' requested and non-zero requested cpu and memory as its
+    placement computed them (NodeColumns.assumed): every row equals its node's totals, as the store
+    counts them, and pods without a request count the scheduler's defaults."""
+    text = PLAIN.replace('requests = { cpu = "100m" }', f"requests = {requests}")
+    counts = counted_runs(text)
+    assert counts["together"] > 0
+    with binding(True, {}):
+        sim = Simulation(parse_scenario(text))
+        sim.run_until(0)
+    columns = sim.scheduler.columns
+    totals = ("requested_cpu", "requested_memory", "nonzero_cpu", "nonzero_memory", "pod_count")
+    rows = [tuple(int(getattr(columns, name)[row]) for name in ("req_cpu", "req_memory", "nz_cpu", "nz_memory",
+                                                                   "pod_count")) for row in range(len(columns.nodes))]
+    assert rows == [tuple(getattr(node, name) for name in totals) for node in columns.nodes]
+    assert all(node.pod_count > 0 for node in columns.nodes)
+
+
 def test_the_shutdown_manager_notes_the_nodes_shutting_down():
     """NodeShutdownManager.shutting_down, which _admitted reads before it looks at any kubelet, holds
     a node from the start of its graceful shutdown until its machine is off."""

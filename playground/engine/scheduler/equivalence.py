@@ -303,7 +303,7 @@ def _place(scheduler, run: list, sig: Signature) -> int:
                       dtype=np.int64)
     out = np.zeros((4, count), dtype=np.int64)
     placed = LOOP(state, zone_sums, log_table(n), mt, out, params)
-    return _bind(scheduler, run, placed, out, order)
+    return _bind(scheduler, run, placed, out, order, state)
 
 
 # A run's binds go to the store together where no component would react to one of them before the
@@ -311,14 +311,14 @@ def _place(scheduler, run: list, sig: Signature) -> int:
 BIND_TOGETHER = True
 
 
-def _bind(scheduler, run: list, placed: int, out: np.ndarray, order: list) -> int:
+def _bind(scheduler, run: list, placed: int, out: np.ndarray, order: list, loop_state: np.ndarray) -> int:
     """Bind the placed pods in order while the cluster stays as the compiled loop assumed; the
     generator and next_start as after the last pod bound. Returns how many were bound."""
     rng = scheduler.sim.rng
     state = rng.getstate()
     scheduler.topology.counts.hold()  # the run's pods are counted together, before anyone reads
     try:
-        bound = _bind_together(scheduler, run, placed, out, order) if BIND_TOGETHER else 0
+        bound = _bind_together(scheduler, run, placed, out, order, loop_state) if BIND_TOGETHER else 0
         if not bound:
             bound = _bind_each(scheduler, run, placed, out[0].tolist(), out[3].tolist(), order)
     finally:
@@ -383,7 +383,7 @@ def _bind_each(scheduler, run: list, placed: int, rows: list, counts: list, orde
     return bound
 
 
-def _bind_together(scheduler, run: list, placed: int, out: np.ndarray, order: list) -> int:
+def _bind_together(scheduler, run: list, placed: int, out: np.ndarray, order: list, loop_state: np.ndarray) -> int:
     """Bind all `placed` pods with one store write (Scheduler.bind_together) when that is what one
     bind after another does: no component reacts to a bind of the run beyond that pod's own
     bookkeeping (`quiet_binds`), so no bind changes what a later cycle of the run reads, and no
@@ -399,10 +399,16 @@ def _bind_together(scheduler, run: list, placed: int, out: np.ndarray, order: li
         return 0
     unchanged = _Unchanged(scheduler, order)
     scheduler._budget_used += placed
-    scheduler.bind_together(pods, list(map(order.__getitem__, out[0][:placed].tolist())))
+    columns = scheduler.columns
+    # (the loop's rows after every bind of the run: what the store's totals become on those nodes)
+    columns.assumed = tuple(loop_state[ROW[name]] for name in ("req_cpu", "req_memory", "nz_cpu", "nz_memory"))
+    try:
+        scheduler.bind_together(pods, list(map(order.__getitem__, out[0][:placed].tolist())))
+    finally:
+        columns.assumed = None
     last_count = out[3][placed - 1::-1][last]  # each used row's pod count after its last bind of the run
     if not (unchanged.holds(placed) and not scheduler._events
-            and (scheduler.columns.pod_count[used] == last_count).all()):
+            and (columns.pod_count[used] == last_count).all()):
         raise RuntimeError("binding a run of equivalent pods together changed what its cycles read")
     return placed
 

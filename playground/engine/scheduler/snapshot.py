@@ -144,6 +144,11 @@ class NodeColumns:
         # position in this log (log_base: rows dropped from the front when it grew long).
         self.log: list[int] = []
         self.log_base = 0
+        # While a run the scheduler placed is bound together: the rows' requested and non-zero
+        # requested cpu and memory after its binds, as the placement computed them (kube-scheduler's
+        # cache assumes a pod's requests on its node before the bind). requests_changed_many takes
+        # them instead of reading each node; the pod counts it still reads, for the run's check.
+        self.assumed: tuple[np.ndarray, ...] | None = None
         self._domains: dict[str, tuple] = {}
         self._domain_bits: dict[str, np.ndarray] = {}
         self.spread_shapes: dict[int, tuple] = {}  # PodTopologySpread's score path per constraints
@@ -334,10 +339,17 @@ class NodeColumns:
         distinct = list(dict.fromkeys(rows))
         at = np.array(distinct, dtype=np.int64)
         touched = list(map(self.nodes.__getitem__, distinct))
-        self.req_cpu[at] = [node.requested_cpu for node in touched]
-        self.req_memory[at] = [node.requested_memory for node in touched]
-        self.nz_cpu[at] = [node.nonzero_cpu for node in touched]
-        self.nz_memory[at] = [node.nonzero_memory for node in touched]
+        if self.assumed is not None:
+            req_cpu, req_memory, nz_cpu, nz_memory = self.assumed
+            self.req_cpu[at] = req_cpu[at]
+            self.req_memory[at] = req_memory[at]
+            self.nz_cpu[at] = nz_cpu[at]
+            self.nz_memory[at] = nz_memory[at]
+        else:
+            self.req_cpu[at] = [node.requested_cpu for node in touched]
+            self.req_memory[at] = [node.requested_memory for node in touched]
+            self.nz_cpu[at] = [node.nonzero_cpu for node in touched]
+            self.nz_memory[at] = [node.nonzero_memory for node in touched]
         self.pod_count[at] = [node.pod_count for node in touched]
         self.log.extend(rows)
         if len(self.log) > 8 * len(self.nodes) + 64:

@@ -399,6 +399,11 @@ class Scheduler:
                         self._forget_nomination(pod)
             self.queue.done_many(keys)
             return
+        if what == "phase":  # (a Running report concerns the scheduler only for a pod that finished)
+            for pod in pods:
+                if pod.phase == SUCCEEDED or pod.phase == FAILED:
+                    self._on_pod_event(what, pod)
+            return
         if what != "added":
             for pod in pods:
                 self._on_pod_event(what, pod)
@@ -1044,10 +1049,11 @@ class Scheduler:
         """`bind` for each of `pods` to the node beside it, when no component reacts to one of these
         binds before the next (equivalence.quiet_binds): the Scheduled events, then one store write
         (Store.assign_pods)."""
-        forget = self.last_attempt.pop
         keys = [pod.key for pod in pods]
-        for key in keys:
-            forget(key, None)
+        last_attempt = self.last_attempt
+        if last_attempt and not last_attempt.keys().isdisjoint(keys):
+            for key in keys:
+                last_attempt.pop(key, None)
         names = [node.name for node in nodes]
         # (as `bind` writes each: pod.ref is "Pod/" + its key)
         self.sim.store.event_once_run("Normal", "Scheduled", self.config.scheduler_name, "Pod/{0}",

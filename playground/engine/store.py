@@ -571,19 +571,25 @@ class Store:
     # ---------------------------------------------------------------- pods
 
     def add_pod(self, pod: Pod) -> None:
-        self._index_added(pod)
+        self._index_added((pod,))
         self._pod_changed("added", pod)
 
-    def _index_added(self, pod: Pod) -> None:
-        self.pods[pod.key] = pod
-        if pod.owner is not None:
-            owner = (pod.owner.kind, pod.owner.name)
-            owned = self.pods_by_owner.get(owner)
-            if owned is None:
-                owned = self.pods_by_owner[owner] = {}
-            owned[pod.key] = pod
-        if pod.node_name:
-            self._account(pod, +1)
+    def _index_added(self, pods: Iterable[Pod]) -> None:
+        all_pods, by_owner = self.pods, self.pods_by_owner
+        last = owned = None  # (a batch's pods share one OwnerRef: its index looked up once)
+        for pod in pods:
+            key = pod.key
+            all_pods[key] = pod
+            owner = pod.owner
+            if owner is not None:
+                if owner is not last:
+                    last = owner
+                    owned = by_owner.get((owner.kind, owner.name))
+                    if owned is None:
+                        owned = by_owner[(owner.kind, owner.name)] = {}
+                owned[key] = pod
+            if pod.node_name:
+                self._account(pod, +1)
 
     def add_pods(self, pods: list[Pod]) -> None:
         """add_pod for each of `pods`, created together by one writer at one instant (a ReplicaSet's
@@ -592,8 +598,7 @@ class Store:
         what a watcher does for a pod depends on that pod and on the watcher's own state, and what it
         orders (its events, its timers) is its own: the caller makes sure of it
         (WorkloadControllers._may_create_together)."""
-        for pod in pods:
-            self._index_added(pod)
+        self._index_added(pods)
         self._pods_changed(pods, "added")
 
     def bind_pod(self, pod: Pod, node_name: str) -> None:

@@ -6,8 +6,8 @@ watchers' backs (a phase, a deletion, another node or none) so that the inputs r
 pods nominated by preemption, pods waiting for a taint's tolerationSeconds on a node whose taints
 were taken off, finished pods, pods being deleted.
 
-The handlers are the ReplicaSets' pod informer (WorkloadControllers), PodGC's, taint eviction's and
-the scheduler's. The whole-run comparison (test_store_updates.py, `Store.watch_together`) never
+The handlers are the ReplicaSets' pod informer (WorkloadControllers), PodGC's, taint eviction's,
+the scheduler's and the kubelets' (Simulation._kubelet_watch: their containers compared too). The whole-run comparison (test_store_updates.py, `Store.watch_together`) never
 meets most of these inputs: the store writes only creates, binds and Running reports together.
 TOGETHER_EXAMPLES raises the number of examples for a longer run."""
 
@@ -82,6 +82,7 @@ def state(sim) -> list:
         render({k: v for k, v in vars(sim.podgc).items() if k != "sim"}),
         render({k: v for k, v in vars(sim.tainteviction).items() if k != "sim"}),
         render(scheduler.queue),
+        render({name: kubelet.containers for name, kubelet in sorted(sim.kubelets.items())}),
         render([scheduler._nominated_at, scheduler.nominated, scheduler._events, scheduler._run.at]),
         sorted(clock._heap), clock._seq, sorted(clock._cancelled),
     ]
@@ -121,6 +122,7 @@ WATCHERS = {
     "podgc": lambda sim: sim.podgc._on_pod_event,
     "tainteviction": lambda sim: sim.tainteviction._on_pod_event,
     "scheduler": lambda sim: sim.scheduler._on_pod_event,
+    "kubelets": lambda sim: sim._kubelet_watch,
 }
 
 # Every plan taints a node (pods waiting for their tolerationSeconds) and asks for pods that preempt
@@ -159,4 +161,4 @@ def test_every_pod_watcher_with_a_handler_is_compared():
     sim = make_sim(CLUSTER)
     compared = {WATCHERS[name](sim).__func__ for name in WATCHERS}
     handled = {watcher.__func__ for watcher in sim.store.together_watchers}
-    assert handled - compared == {type(sim)._kubelet_watch}  # (compared in test_bind_together.py)
+    assert handled == compared  # (the kubelets' batch of binds also in test_bind_together.py)

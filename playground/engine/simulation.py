@@ -298,12 +298,14 @@ class Simulation:
             kubelet.pod_removed(pod)
 
     def _kubelet_watch_together(self, what: str, pods: list[Pod]) -> None:
-        """_kubelet_watch for each of `pods` in turn (Store._pods_changed)."""
+        """_kubelet_watch for each of `pods` in turn (Store._pods_changed): a pod on no node concerns
+        no kubelet (a batch of creates, the open's)."""
         if what == "bound":
             start_bound_pods(self, pods)
             return
         for pod in pods:
-            self._kubelet_watch(what, pod)
+            if pod.node_name:
+                self._kubelet_watch(what, pod)
 
     # ---------------------------------------------------------------- building the cluster
 

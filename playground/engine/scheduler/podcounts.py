@@ -129,10 +129,12 @@ class PodCounts:
         if held is not None and pods:
             first = held[0] if held else pods[0]
             labels, namespace = first.labels, first.namespace
-            if all(pod.labels is labels and pod.namespace == namespace and pod.node_name
-                   and not (pod.required_pod_affinity or pod.preferred_pod_affinity
-                            or pod.required_pod_anti_affinity or pod.preferred_pod_anti_affinity)
-                   for pod in pods):
+            for pod in pods:  # (a loop, not all() over a generator: a run is thousands of pods)
+                if not (pod.labels is labels and pod.namespace == namespace and pod.node_name
+                        and not (pod.required_pod_affinity or pod.preferred_pod_affinity
+                                 or pod.required_pod_anti_affinity or pod.preferred_pod_anti_affinity)):
+                    break
+            else:
                 held.extend(pods)
                 return
         for pod in pods:

@@ -285,6 +285,9 @@ class WorkloadControllers:
         on_pod = self._on_pod_event
         replicasets, actives, readies = self.replicasets, self._active, self._ready
         last = None
+        # Pods of a run hold one conditions dict (objects.ConditionCache), which no one writes in
+        # place: its Ready condition is read once for them.
+        held = ready_held = None
         for pod in pods:
             owner = pod.owner
             if owner is None:
@@ -299,8 +302,11 @@ class WorkloadControllers:
             phase = pod.phase
             is_active = what != "removed" and pod.deletion_timestamp is None and phase != SUCCEEDED \
                 and phase != FAILED
-            cond = pod.conditions.get("Ready")
-            is_ready = is_active and cond is not None and cond.status == TRUE
+            if pod.conditions is not held:
+                held = pod.conditions
+                cond = held.get("Ready")
+                ready_held = cond is not None and cond.status == TRUE
+            is_ready = is_active and ready_held
             if what == "condition" and (ready is not None and pod.uid in ready) == is_ready:
                 continue
             if active is None:

@@ -1045,16 +1045,15 @@ class Scheduler:
                          self.config.scheduler_name)
         store.assign_pod(pod, node.name)
 
-    def bind_together(self, pods: list[Pod], nodes: list[Node]) -> None:
-        """`bind` for each of `pods` to the node beside it, when no component reacts to one of these
-        binds before the next (equivalence.quiet_binds): the Scheduled events, then one store write
-        (Store.assign_pods)."""
+    def bind_together(self, pods: list[Pod], names: list[str]) -> None:
+        """`bind` for each of `pods` to the node named beside it, when no component reacts to one of
+        these binds before the next (equivalence.quiet_binds): the Scheduled events, then one store
+        write (Store.assign_pods)."""
         keys = [pod.key for pod in pods]
         last_attempt = self.last_attempt
         if last_attempt and not last_attempt.keys().isdisjoint(keys):
             for key in keys:
                 last_attempt.pop(key, None)
-        names = [node.name for node in nodes]
         # (as `bind` writes each: pod.ref is "Pod/" + its key)
         self.sim.store.event_once_run("Normal", "Scheduled", self.config.scheduler_name, "Pod/{0}",
                                       "Successfully assigned {0} to {1}", (keys, names), [pod.uid for pod in pods])

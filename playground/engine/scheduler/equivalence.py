@@ -403,7 +403,7 @@ def _bind_together(scheduler, run: list, placed: int, out: np.ndarray, order: li
     # (the loop's rows after every bind of the run: what the store's totals become on those nodes)
     columns.assumed = tuple(loop_state[ROW[name]] for name in ("req_cpu", "req_memory", "nz_cpu", "nz_memory"))
     try:
-        scheduler.bind_together(pods, list(map(order.__getitem__, out[0][:placed].tolist())))
+        scheduler.bind_together(pods, list(map(columns.names.__getitem__, out[0][:placed].tolist())))
     finally:
         columns.assumed = None
     last_count = out[3][placed - 1::-1][last]  # each used row's pod count after its last bind of the run

@@ -130,6 +130,7 @@ class NodeColumns:
         self.store = store
         self.nominated = nominated  # the scheduler's nominator: node -> pods nominated to it
         self.nodes: list[Node] = []
+        self.names: list[str] = []  # the nodes' names, row by row
         self.index: dict[str, int] = {}
         self.row_of: dict[int, int] = {}
         self.valid = False
@@ -162,7 +163,8 @@ class NodeColumns:
 
     def rebuild(self, nodes: list[Node]) -> None:
         self.nodes = nodes
-        self.index = {node.name: i for i, node in enumerate(nodes)}
+        self.names = [node.name for node in nodes]
+        self.index = {name: i for i, name in enumerate(self.names)}
         # id of a Node -> its row: the object at that row, as `nodes` holds it (requests_changed_many)
         self.row_of = {id(node): i for i, node in enumerate(nodes)}
         n = len(nodes)

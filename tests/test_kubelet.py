@@ -52,3 +52,34 @@ def test_long_partition_recovers_when_the_status_loop_posts_ready():
     assert (ready.time, ready.count, ready.last_time) == (0, 2, 130_000)
     assert sim.store.pods["default/p"].is_ready()
     assert [e.message for e in events(sim, "TaintManagerEviction")] == ["Cancelling deletion of Pod default/p"]
+
+
+def test_the_nodes_of_a_pool_share_one_kubelet_configuration_and_a_node_keeps_its_own():
+    """Simulation.add_node makes one KubeletConfig for each node entry's settings: the pool's nodes
+    share it (no code writes one after it is made), each over the cluster-wide [kubelet] table."""
+    sim = make_sim("""
+        [kubelet]
+        nodeLeaseDurationSeconds = 20
+
+        [[nodePools]]
+        namePrefix = "p-"
+        count = 3
+        capacity = { cpu = "4", memory = "8Gi", pods = 110 }
+        kubelet = { maxPods = 50 }
+
+        [[nodes]]
+        name = "solo"
+        capacity = { cpu = "4", memory = "8Gi", pods = 110 }
+        kubelet = { maxPods = 30 }
+
+        [[nodes]]
+        name = "plain"
+        capacity = { cpu = "4", memory = "8Gi", pods = 110 }
+        """)
+    pool = [sim.kubelets[f"p-{i}"].config for i in range(1, 4)]
+    assert pool[0] is pool[1] is pool[2]
+    assert (pool[0].max_pods, pool[0].node_lease_duration_seconds) == (50, 20)
+    solo, plain = sim.kubelets["solo"].config, sim.kubelets["plain"].config
+    assert (solo.max_pods, solo.node_lease_duration_seconds) == (30, 20)
+    assert (plain.max_pods, plain.node_lease_duration_seconds) == (110, 20)
+    assert [sim.store.nodes[name].allocatable_pods for name in ("p-1", "solo", "plain")] == [50, 30, 110]

@@ -216,6 +216,9 @@ class Simulation:
         self.attachdetach = AttachDetachController(self)
         self.drain = Drainer(self)
         self._node_specs: dict[str, tuple] = {}  # node name -> (spec, kubelet settings), for re-registration
+        # id of a node entry's kubelet settings -> (those settings, their KubeletConfig): the nodes of a
+        # pool share one (no code writes a KubeletConfig after kubelet_config made it)
+        self._kubelet_configs: dict[int, tuple] = {}
         sch = scenario.scheduler
         self.scheduler = Scheduler(self, SchedulerConfig(
             percentage_of_nodes_to_score=sch.percentageOfNodesToScore,
@@ -381,7 +384,11 @@ class Simulation:
 
     def add_node(self, name: str, spec, kubelet_settings: KubeletSettings) -> Node:
         self._node_specs[name] = (spec, kubelet_settings)
-        kconfig = kubelet_config(self.scenario.kubelet, kubelet_settings)
+        known = self._kubelet_configs.get(id(kubelet_settings))
+        if known is None or known[0] is not kubelet_settings:
+            known = self._kubelet_configs[id(kubelet_settings)] = (
+                kubelet_settings, kubelet_config(self.scenario.kubelet, kubelet_settings))
+        kconfig = known[1]
         node = self._new_node(name, spec, kconfig)
         kubelet = Kubelet(self, name, kconfig)
         self.kubelets[name] = kubelet

@@ -74,13 +74,13 @@ class TaintEvictionController:
             return
         taints = self.no_execute_taints(node)
         signature = tuple(sorted(str(t) for t in taints))
+        if self._node_taints.get(node.name, ()) == signature:
+            return
+        self._node_taints[node.name] = signature
         if signature:
             self._no_execute.add(node.name)
         else:
             self._no_execute.discard(node.name)
-        if self._node_taints.get(node.name, ()) == signature:
-            return
-        self._node_taints[node.name] = signature
         # getPodsAssignedToNode: the spec.nodeName index leaves terminal pods out, so a deletion
         # scheduled for a pod that has finished since is neither re-evaluated nor cancelled here.
         if not taints:

@@ -313,7 +313,8 @@ BIND_TOGETHER = True
 
 def _bind(scheduler, run: list, placed: int, out: np.ndarray, order: list, loop_state: np.ndarray) -> int:
     """Bind the placed pods in order while the cluster stays as the compiled loop assumed; the
-    generator and next_start as after the last pod bound. Returns how many were bound."""
+    generator and next_start as after the last pod bound. Returns how many were bound.
+    `loop_state`: the loop's state matrix (STATE_ROWS) after it placed the run."""
     rng = scheduler.sim.rng
     state = rng.getstate()
     scheduler.topology.counts.hold()  # the run's pods are counted together, before anyone reads

@@ -73,7 +73,7 @@ class TaintEvictionController:
             self._no_execute.discard(node.name)
             return
         taints = self.no_execute_taints(node)
-        signature = tuple(sorted(str(t) for t in taints))
+        signature = tuple(sorted(str(t) for t in taints)) if taints else ()
         if self._node_taints.get(node.name, ()) == signature:
             return
         self._node_taints[node.name] = signature

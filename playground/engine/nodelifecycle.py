@@ -266,6 +266,8 @@ class NodeLifecycleController:
         if node.unschedulable:
             wanted.add(UNSCHEDULABLE_TAINT)
         have = {t.key for t in node.taints if t.effect == NO_SCHEDULE and t.key in NO_SCHEDULE_KEYS}
+        if wanted == have:  # (most passes: a node's status report that moved no condition's taint)
+            return
         add = [Taint(k, NO_SCHEDULE) for k in sorted(wanted - have)]
         remove = [Taint(k, NO_SCHEDULE) for k in sorted(have - wanted)]
         if add or remove:

@@ -6,6 +6,7 @@ before the collector walks it (Simulation.open_now with `freeze`)."""
 from __future__ import annotations
 
 import gc
+import threading
 import weakref
 from pathlib import Path
 
@@ -28,6 +29,12 @@ class Cycle:
 
 @pytest.fixture
 def collector():
+    # The collector is one per process: an engine thread an earlier TUI test left finishing its last
+    # job (runner.EngineThread, stopped when its app closed) could turn it back on at the end of its
+    # own pause (gcpause.no_gc) in the middle of an open here. Let such threads end first.
+    for thread in threading.enumerate():
+        if thread.name == "playground-engine":
+            thread.join(timeout=60)
     thresholds = gc.get_threshold()
     gc.unfreeze()
     gc.set_threshold(700, 10, 10)

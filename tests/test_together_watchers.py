@@ -7,8 +7,9 @@ pods nominated by preemption, pods waiting for a taint's tolerationSeconds on a 
 were taken off, finished pods, pods being deleted.
 
 The handlers are the ReplicaSets' pod informer (WorkloadControllers), PodGC's, taint eviction's,
-the scheduler's and the kubelets' (Simulation._kubelet_watch: their containers compared too). The whole-run comparison (test_store_updates.py, `Store.watch_together`) never
-meets most of these inputs: the store writes only creates, binds and Running reports together.
+the scheduler's and the kubelets' (Simulation._kubelet_watch: their containers compared too). The
+whole-run comparison (test_store_updates.py, `Store.watch_together`) never meets most of these
+inputs: the store writes only creates, binds and Running reports together.
 TOGETHER_EXAMPLES raises the number of examples for a longer run."""
 
 from __future__ import annotations

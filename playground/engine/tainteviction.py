@@ -57,8 +57,8 @@ class TaintEvictionController:
     def __init__(self, sim: "Simulation") -> None:
         self.sim = sim
         self.scheduled: dict[str, ScheduledDeletion] = {}
+        # node name -> its NoExecute taints as last seen, for the nodes that have any
         self._node_taints: dict[str, tuple[str, ...]] = {}
-        self._no_execute: set[str] = set()  # the nodes whose _node_taints are not empty
         sim.store.node_watchers.append(self._on_node_event)
         sim.store.pod_watchers.append(self._on_pod_event)
         sim.store.together_watchers[self._on_pod_event] = self._on_pods_event
@@ -70,17 +70,15 @@ class TaintEvictionController:
     def _on_node_event(self, what: str, node: Node) -> None:
         if what == "removed":
             self._node_taints.pop(node.name, None)
-            self._no_execute.discard(node.name)
             return
         taints = self.no_execute_taints(node)
         signature = tuple(sorted(str(t) for t in taints)) if taints else ()
         if self._node_taints.get(node.name, ()) == signature:
             return
-        self._node_taints[node.name] = signature
         if signature:
-            self._no_execute.add(node.name)
+            self._node_taints[node.name] = signature
         else:
-            self._no_execute.discard(node.name)
+            self._node_taints.pop(node.name, None)
         # getPodsAssignedToNode: the spec.nodeName index leaves terminal pods out, so a deletion
         # scheduled for a pod that has finished since is neither re-evaluated nor cancelled here.
         if not taints:
@@ -114,7 +112,7 @@ class TaintEvictionController:
             for pod in pods:
                 self._on_pod_event(what, pod)
             return
-        if not self.scheduled and not self._no_execute:
+        if not self.scheduled and not self._node_taints:
             return
         nodes, scheduled = self.sim.store.nodes, self.scheduled
         for pod in pods:

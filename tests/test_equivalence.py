@@ -11,6 +11,7 @@ import json
 import os
 import random
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,9 @@ import pytest
 
 from playground.engine import Simulation
 from playground.engine import scheduler as scheduler_module
+from playground.engine.objects import (RUNNING, LabelSelector, NodeSelectorTerm, OwnerRef, Pod, PodAffinityTerm,
+                                       PreferredSchedulingTerm, Toleration, TopologySpreadConstraint,
+                                       WeightedPodAffinityTerm)
 from playground.engine.report import snapshot
 from playground.engine.scheduler import equivalence
 from playground.scenario import load_scenario, parse_scenario
@@ -263,3 +267,38 @@ def test_a_run_ends_where_a_bind_wakes_a_pending_pod(monkeypatch) -> None:
     document, state, start, placed = outcome(scenario, 60_000, True, monkeypatch)
     assert placed > 0 and ends[0] > 0
     assert (document, state, start) == outcome(scenario, 60_000, False, monkeypatch)[:3]
+
+
+def test_the_run_key_admits_only_equivalent_pods() -> None:
+    """place_run's first test of a pod (its labels are the first pod's, its _RUN_KEY the first's
+    run_key) passes for a copy of the first pod's template and never for a pod that `equivalent`
+    refuses: each field `equivalent` reads, changed alone, fails it (and `equivalent` decides)."""
+    labels = {"app": "web"}
+    owner = OwnerRef("ReplicaSet", "web-1")
+    first = Pod("web-a", "default", 1, labels, 0, cpu=100, memory=1 << 27, owner=owner,
+                tolerations=(Toleration(key="spot", operator="Exists"),))
+    key = equivalence.run_key(first)
+
+    def fast(pod) -> bool:
+        return pod.labels is labels and equivalence._RUN_KEY(pod) == key
+
+    assert fast(replace(first, name="web-b", uid=2))
+    term = PodAffinityTerm(LabelSelector(match_labels=(("app", "web"),)), "kubernetes.io/hostname")
+    variants = {
+        "labels": {"app": "web"}, "namespace": "other", "cpu": 200, "memory": 1 << 28, "tolerations": (),
+        "node_selector": {"disk": "ssd"}, "required_node_affinity": (), "affinity_node_name": "n1",
+        "preferred_node_affinity": (PreferredSchedulingTerm(1, NodeSelectorTerm()),),
+        "topology_spread_constraints": (TopologySpreadConstraint(1, "kubernetes.io/hostname", "ScheduleAnyway"),),
+        "owner": OwnerRef("ReplicaSet", "web-2"), "required_pod_affinity": (term,),
+        "preferred_pod_affinity": (WeightedPodAffinityTerm(1, term),), "required_pod_anti_affinity": (term,),
+        "preferred_pod_anti_affinity": (WeightedPodAffinityTerm(1, term),), "node_name": "n1",
+        "nominated_node_name": "n1", "deletion_timestamp": 5, "phase": RUNNING}
+    assert set(variants) == {"labels", *equivalence.RUN_FIELDS}
+    for name, value in variants.items():
+        pod = replace(first, name="web-b", uid=2, **{name: value})
+        assert not fast(pod), name
+        if name != "phase":  # (an unbound Running pod is still active: equivalent to first)
+            assert not equivalence.equivalent(pod, first), name
+    # an owner equal but not the same object: `equivalent` admits it, the fast test leaves it to it
+    pod = replace(first, name="web-b", uid=2, owner=OwnerRef("ReplicaSet", "web-1"))
+    assert equivalence.equivalent(pod, first) and equivalence._RUN_KEY(pod) == key

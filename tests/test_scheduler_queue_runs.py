@@ -1,6 +1,7 @@
 """activeQ keeps the pods queued with one (priority, queue time) together and pops them in token
 order (SchedulingQueue._active_runs): the same order as one heap of (-priority, queue time, token)
-entries, the reference here, through adds (one or many at once), pops, pods put back, binds, deletes and requeues.
+entries, the reference here, through adds (one or many at once), pops (one by one or taken from
+`pops`, as a run of equivalent pods takes them), pods put back, binds, deletes and requeues.
 
 QUEUE_EXAMPLES raises the number of examples for a longer run."""
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import heapq
 import os
+from itertools import islice
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
@@ -43,6 +45,10 @@ class HeapQueue(SchedulingQueue):
         for key, priority in zip(keys, priorities):
             self.add(key, priority, now)
 
+    def pops(self):
+        while (info := self.pop()) is not None:
+            yield info
+
     def restore(self, info) -> None:
         info.where = ACTIVE
         info.attempts -= 1
@@ -57,6 +63,7 @@ operations = st.lists(st.one_of(
     st.tuples(st.just("add many"), st.lists(st.tuples(st.sampled_from(KEYS), st.sampled_from([0, 0, 10])), max_size=6),
               st.sampled_from([0, 0, 2])),
     st.tuples(st.just("pop"), st.integers(1, 4)),
+    st.tuples(st.just("pops"), st.integers(0, 14)),
     st.tuples(st.just("put back"), st.randoms(use_true_random=False)),
     st.tuples(st.just("done"), st.sampled_from(KEYS)),
     st.tuples(st.just("delete"), st.sampled_from(KEYS)),
@@ -86,6 +93,10 @@ def replay(queue: SchedulingQueue, ops: list) -> list:
                 seen.append(("pop", info and info.key))
                 if info is not None:
                     held.append(info)
+        elif kind == "pops":
+            for info in islice(queue.pops(), op[1]):
+                seen.append(("pop", info.key))
+                held.append(info)
         elif kind == "put back":
             op[1].shuffle(held)
             for info in held:

@@ -50,9 +50,12 @@ from __future__ import annotations
 
 import math
 import random
+from itertools import islice
+from operator import attrgetter
 
 import numpy as np
 
+from ..objects import PENDING
 from . import num_feasible_nodes_to_find
 from .interpodaffinity import active as affinity_active
 from .plugins import DEFAULT_FILTERS, NODE_AFFINITY, TAINT_TOLERATION
@@ -177,6 +180,24 @@ def equivalent(pod, first) -> bool:
             and not has_pod_affinity(pod))
 
 
+# What `equivalent` compares, then what it asks of the pod alone: read in one call, compared as one
+# tuple (each item by identity first, as the pods of one template share their objects).
+RUN_FIELDS = (
+    "namespace", "cpu", "memory", "tolerations", "node_selector", "required_node_affinity", "affinity_node_name",
+    "preferred_node_affinity", "topology_spread_constraints", "owner", "required_pod_affinity",
+    "preferred_pod_affinity", "required_pod_anti_affinity", "preferred_pod_anti_affinity", "node_name",
+    "nominated_node_name", "deletion_timestamp", "phase")
+_RUN_KEY = attrgetter(*RUN_FIELDS)
+
+
+def run_key(first) -> tuple:
+    """The _RUN_KEY of a pod that `equivalent` says is equivalent to `first`, as a new pod of its
+    template has it: no pod affinity, unbound, not nominated, not being deleted, Pending. A pod
+    whose key equals it and whose labels are first's is equivalent; one whose key differs may be
+    too (a Running pod without a node, say): `equivalent` says."""
+    return (*_RUN_KEY(first)[:10], (), (), (), (), None, "", None, PENDING)
+
+
 def place_run(scheduler, first, first_info, limit: int, least: int) -> int:
     """Pop the pods after `first` (already popped) that are equivalent to it, up to `limit` in all,
     place at least `least` of them with one compiled loop and bind them, and put back what was
@@ -194,12 +215,10 @@ def place_run(scheduler, first, first_info, limit: int, least: int) -> int:
         return 0
     run = [(first, first_info)]
     popped = []
-    while len(run) < limit:
-        info = queue.pop()
-        if info is None:
-            break
+    key, labels = run_key(first), first.labels
+    for info in islice(queue.pops(), limit - 1):
         pod = pods.get(info.key)
-        if pod is None or not equivalent(pod, first):
+        if pod is None or not (pod.labels is labels and _RUN_KEY(pod) == key or equivalent(pod, first)):
             popped.append(info)
             break
         run.append((pod, info))

@@ -20,7 +20,7 @@ import heapq
 from bisect import insort
 from collections import deque
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterator
 
 from ..copies import copy_each
 
@@ -203,6 +203,30 @@ class SchedulingQueue:
             info.where = IN_FLIGHT
             info.attempts += 1
         return info
+
+    def pops(self) -> Iterator[QueuedPodInfo]:
+        """pop() again and again until activeQ is empty, as a generator: for a caller that takes
+        pods one after another (a run of equivalent pods) and changes the queue only once it stops
+        taking (restore)."""
+        active, runs, infos = self._active, self._active_runs, self.infos
+        while active:
+            pair = active[0]
+            run = runs[pair]
+            while run:
+                token, key = run.popleft()
+                info = infos.get(key)
+                if info is not None and info.token == token and info.where == ACTIVE:
+                    info.where = IN_FLIGHT
+                    info.attempts += 1
+                    if not run:
+                        heapq.heappop(active)
+                        del runs[pair]
+                    yield info
+                    if pair not in runs:
+                        break
+            else:
+                heapq.heappop(active)
+                del runs[pair]
 
     @property
     def pushes(self) -> int:

@@ -128,8 +128,8 @@ static int64_t go_round(double x)
 typedef struct {
     int64_t n, count, to_find, cpu, memory, taint_weight, affinity_weight, spread, live_max, domains,
         host_extra, zone_extra, host_match, zone_match, spread_weight, prefer;
-    /* by (matching pods, zone) pair: spread_raw's raw score and the cycle that computed it, and the
-     * normalized score (score_window's, for the pairs of its window) */
+    /* by (matching pods, zone) pair: spread_scores' raw score, the cycle that listed it
+     * (note_spread), and the normalized score (for the pairs of its window) */
     int64_t *pair_value, *pair_stamp, *pair_normalized;
     int64_t *col[STATE_ROWS];
     int64_t *zone_sums;
@@ -154,21 +154,35 @@ static int64_t window(const Run *run, int64_t start, int64_t *rows, int64_t *pro
     return found;
 }
 
-/* window(), counting the zones of its rows as distinct_zones does (a zone's stamp set to `mark`
- * when first seen) into *distinct: one pass over the window instead of two. */
-static int64_t window_zones(const Run *run, int64_t start, int64_t *rows, int64_t *processed, int64_t mark,
-                            int64_t *zone_stamp, int64_t *distinct)
+/* A row of a window, for PodTopologySpread: its (matching pods, zone) pair into *pair (a row's raw
+ * score depends on that alone), the pair listed in `listed` when first seen this cycle (its stamp
+ * set to `mark`), the row's zone counted into *zones when first seen (the zone's stamp). */
+static inline void note_spread(Run *run, int64_t row, int64_t mark, int64_t *zone_stamp, int64_t *zones,
+                               int64_t *pair, int64_t *listed, int64_t *count)
 {
-    const int64_t *feasible = run->col[FEASIBLE], *zone_ids = run->col[ZONE_IDS];
-    int64_t found = 0, seen = 0, r = start, zones = 0;
+    int64_t z = run->col[ZONE_IDS][row], p = run->col[HOST_LIVE][row] * run->domains + z;
+    *pair = p;
+    if (zone_stamp[z] != mark) {
+        zone_stamp[z] = mark;
+        ++*zones;
+    }
+    if (run->pair_stamp[p] != mark) {
+        run->pair_stamp[p] = mark;
+        listed[(*count)++] = p;
+    }
+}
+
+/* window() and note_spread of each of its rows in one pass; returns the rows found, the distinct
+ * zones in *distinct and the distinct pairs in *count. */
+static int64_t window_spread(Run *run, int64_t start, int64_t *rows, int64_t *processed, int64_t mark,
+                             int64_t *zone_stamp, int64_t *distinct, int64_t *pairs, int64_t *listed, int64_t *count)
+{
+    const int64_t *feasible = run->col[FEASIBLE];
+    int64_t found = 0, seen = 0, r = start, zones = 0, listed_count = 0;
     while (seen < run->n && found < run->to_find) {
         if (feasible[r]) {
+            note_spread(run, r, mark, zone_stamp, &zones, pairs + found, listed, &listed_count);
             rows[found++] = r;
-            int64_t z = zone_ids[r];
-            if (zone_stamp[z] != mark) {
-                zone_stamp[z] = mark;
-                zones++;
-            }
         }
         seen++;
         if (++r == run->n)
@@ -176,6 +190,7 @@ static int64_t window_zones(const Run *run, int64_t start, int64_t *rows, int64_
     }
     *processed = seen;
     *distinct = zones;
+    *count = listed_count;
     return found;
 }
 
@@ -188,89 +203,71 @@ static int64_t highest_of(const int64_t *raw, const int64_t *rows, int64_t found
     return highest;
 }
 
-/* PodTopologySpread's raw score (times MaxNodeScore) of each row of the window, and the lowest and
- * highest. A row's raw score depends only on its (matching pods, zone) pair, so each pair's is
- * computed once a cycle (HostZonePlan keeps the same table), and the lowest and highest over the
- * rows are those over the pairs; pairs[i] is row i's pair. Returns how many pairs the window has,
- * listed in `listed`. */
-static int64_t spread_raw(Run *run, const int64_t *rows, int64_t found, int64_t distinct, int64_t mark,
-                          int64_t *pairs, int64_t *listed, int64_t *low, int64_t *high)
+/* PodTopologySpread's normalized score of each of the window's `count` pairs (`listed`):
+ * HostZonePlan.score's raw score (times MaxNodeScore) of a pair, computed once a cycle as the
+ * window's rows of one pair share it, then normalized over the lowest and highest (those over
+ * the rows are those over the pairs). */
+static void spread_scores(Run *run, const int64_t *listed, int64_t count, int64_t found, int64_t distinct)
 {
-    const int64_t *zone_ids = run->col[ZONE_IDS], *host_live = run->col[HOST_LIVE];
     double host_weight = run->logs[found], zone_weight = run->logs[distinct];
-    int64_t lowest = -1, highest = 0, count = 0;
-    for (int64_t i = 0; i < found; i++) {
-        int64_t row = rows[i], h = host_live[row], z = zone_ids[row];
-        int64_t pair = h * run->domains + z;
-        pairs[i] = pair;
-        if (run->pair_stamp[pair] != mark) {
-            double term = (double)h * host_weight + (double)run->host_extra;
-            double term_zone = (double)run->zone_sums[z] * zone_weight + (double)run->zone_extra;
-            int64_t value = go_round(term + term_zone) * MAX_NODE_SCORE;
-            run->pair_stamp[pair] = mark;
-            run->pair_value[pair] = value;
-            listed[count++] = pair;
-            if (lowest < 0 || value < lowest)
-                lowest = value;
-            if (value > highest)
-                highest = value;
-        }
+    int64_t lowest = -1, highest = 0;
+    for (int64_t k = 0; k < count; k++) {
+        int64_t pair = listed[k], h = pair / run->domains, z = pair % run->domains;
+        double term = (double)h * host_weight + (double)run->host_extra;
+        double term_zone = (double)run->zone_sums[z] * zone_weight + (double)run->zone_extra;
+        int64_t value = go_round(term + term_zone) * MAX_NODE_SCORE;
+        run->pair_value[pair] = value;
+        if (lowest < 0 || value < lowest)
+            lowest = value;
+        if (value > highest)
+            highest = value;
     }
-    *low = lowest;
-    *high = highest;
-    return count;
+    int64_t step = highest != 0 ? floordiv(highest, MAX_NODE_SCORE) : 1;
+    for (int64_t k = 0; k < count; k++) { /* one division a pair, not a row */
+        int64_t pair = listed[k];
+        run->pair_normalized[pair] = highest == 0 ? MAX_NODE_SCORE
+                                                  : floordiv(highest + lowest - run->pair_value[pair], step);
+    }
 }
 
-/* The best score so far and how many rows have it. */
-static inline void track(int64_t score, int64_t *best, int64_t *tied)
+/* The best score so far: the rows that have it, in window order, in `tied` (a higher score starts
+ * the list again, so at the end it holds exactly the rows with the best score). */
+static inline void track(int64_t score, int64_t row, int64_t *best, int64_t *tied, int64_t *ties)
 {
     if (score > *best) {
         *best = score;
-        *tied = 1;
+        tied[0] = row;
+        *ties = 1;
     } else if (score == *best) {
-        ++*tied;
+        tied[(*ties)++] = row;
     }
 }
 
 /* The window's scores (Σ weight × normalized score of the default plugins, as NodeColumns.score and
- * Cycle.score add them) into `scores`; returns the best, and how many rows have it in *ties. */
-static int64_t score_window(Run *run, const int64_t *rows, int64_t found, int64_t distinct, int64_t mark,
-                            int64_t *pairs, int64_t *scores, int64_t *ties)
+ * Cycle.score add them); returns how many rows have the best, those rows in window order in `tied`.
+ * With spread: `pairs` holds each row's pair, `listed` the window's `count` pairs (note_spread). */
+static int64_t score_window(Run *run, const int64_t *rows, int64_t found, int64_t distinct, const int64_t *pairs,
+                            const int64_t *listed, int64_t count, int64_t *tied)
 {
     const int64_t *local = run->col[LOCAL], *prefer = run->col[PREFER_RAW], *affinity = run->col[AFFINITY_RAW];
     int64_t taint_highest = run->prefer ? highest_of(prefer, rows, found) : 0;
     int64_t affinity_highest = run->affinity_weight ? highest_of(affinity, rows, found) : 0;
     const int64_t *normalized = run->pair_normalized, spread_weight = run->spread_weight;
-    if (run->spread) {
-        int64_t low = 0, high = 0;
-        /* (the window's pairs listed in `scores`, written with the rows' scores below) */
-        int64_t count = spread_raw(run, rows, found, distinct, mark, pairs, scores, &low, &high);
-        int64_t step = high != 0 ? floordiv(high, MAX_NODE_SCORE) : 1;
-        for (int64_t k = 0; k < count; k++) { /* one division a pair, not a row */
-            int64_t pair = scores[k];
-            run->pair_normalized[pair] = high == 0 ? MAX_NODE_SCORE : floordiv(high + low - run->pair_value[pair], step);
-        }
-    }
-    int64_t best = INT64_MIN, tied = 0;
+    if (run->spread)
+        spread_scores(run, listed, count, found, distinct);
+    int64_t best = INT64_MIN, ties = 0;
     if (taint_highest == 0 && affinity_highest == 0) {
         /* The usual window: no PreferNoSchedule taint and no preferred node affinity among its
          * rows, so those scores are the same for every row (the sums are exact in any order). */
         int64_t same = MAX_NODE_SCORE * run->taint_weight;
         if (run->spread) {
-            for (int64_t i = 0; i < found; i++) {
-                int64_t score = local[rows[i]] + same + normalized[pairs[i]] * spread_weight;
-                scores[i] = score;
-                track(score, &best, &tied);
-            }
+            for (int64_t i = 0; i < found; i++)
+                track(local[rows[i]] + same + normalized[pairs[i]] * spread_weight, rows[i], &best, tied, &ties);
         } else {
-            for (int64_t i = 0; i < found; i++) {
-                int64_t score = local[rows[i]] + same;
-                scores[i] = score;
-                track(score, &best, &tied);
-            }
+            for (int64_t i = 0; i < found; i++)
+                track(local[rows[i]] + same, rows[i], &best, tied, &ties);
         }
-        *ties = tied;
-        return best;
+        return ties;
     }
     for (int64_t i = 0; i < found; i++) {
         int64_t row = rows[i], score = local[row];
@@ -281,38 +278,9 @@ static int64_t score_window(Run *run, const int64_t *rows, int64_t found, int64_
             score += floordiv(MAX_NODE_SCORE * affinity[row], affinity_highest) * run->affinity_weight;
         if (run->spread)
             score += normalized[pairs[i]] * spread_weight;
-        scores[i] = score;
-        track(score, &best, &tied);
+        track(score, row, &best, tied, &ties);
     }
-    *ties = tied;
-    return best;
-}
-
-/* score_window, then selectHost: the best, ties broken by randrange(ties). */
-static int64_t choose(Run *run, const int64_t *rows, int64_t found, int64_t distinct, int64_t mark, int64_t *pairs,
-                      int64_t *scores, int64_t *mt_index, int64_t *words)
-{
-    int64_t ties;
-    int64_t best = score_window(run, rows, found, distinct, mark, pairs, scores, &ties);
-    int64_t pick = ties > 1 ? rand_below(ties, run->mt, mt_index, words) : 0;
-    for (int64_t i = 0; i < found; i++)
-        if (scores[i] == best && pick-- == 0)
-            return rows[i];
-    return -1;
-}
-
-/* How many zones the window's rows are in (each zone's stamp set to `mark` when first seen). */
-static int64_t distinct_zones(const Run *run, const int64_t *rows, int64_t found, int64_t mark, int64_t *zone_stamp)
-{
-    int64_t distinct = 0;
-    for (int64_t i = 0; i < found; i++) {
-        int64_t z = run->col[ZONE_IDS][rows[i]];
-        if (zone_stamp[z] != mark) {
-            zone_stamp[z] = mark;
-            distinct++;
-        }
-    }
-    return distinct;
+    return ties;
 }
 
 static void bind(Run *run, int64_t row)
@@ -337,23 +305,27 @@ static void bind(Run *run, int64_t row)
 }
 
 /* The pods placed; fewer than run->count where a pod fits nowhere (its cycle fails: the ordinary
- * path runs it) or the spread table would stop applying (HostZoneTable.plan). */
-static int64_t place(Run *run, int64_t start, int64_t *mt_index, int64_t *rows, int64_t *scores, int64_t *pairs,
-                     int64_t *zone_stamp)
+ * path runs it) or the spread table would stop applying (HostZoneTable.plan). Scratch: a window's
+ * rows, its best rows (`tied`), its rows' pairs and its pairs (`listed`). */
+static int64_t place(Run *run, int64_t start, int64_t *mt_index, int64_t *rows, int64_t *tied, int64_t *pairs,
+                     int64_t *listed, int64_t *zone_stamp)
 {
     int64_t words = 0;
     for (int64_t j = 0; j < run->count; j++) {
         if (run->spread && (run->live_max + 1) * run->domains > MAX_TABLE)
             return j;
-        int64_t processed, distinct = 0;
-        int64_t found = run->spread ? window_zones(run, start, rows, &processed, j + 1, zone_stamp, &distinct)
-                                    : window(run, start, rows, &processed);
+        int64_t processed, distinct = 0, count = 0;
+        int64_t found = run->spread
+            ? window_spread(run, start, rows, &processed, j + 1, zone_stamp, &distinct, pairs, listed, &count)
+            : window(run, start, rows, &processed);
         if (found == 0)
             return j;
         start = (start + processed) % run->n;
         int64_t chosen = rows[0];
-        if (found > 1)
-            chosen = choose(run, rows, found, distinct, j + 1, pairs, scores, mt_index, &words);
+        if (found > 1) { /* selectHost: the best, ties broken by randrange(ties) */
+            int64_t ties = score_window(run, rows, found, distinct, pairs, listed, count, tied);
+            chosen = tied[ties > 1 ? rand_below(ties, run->mt, mt_index, &words) : 0];
+        }
         bind(run, chosen);
         run->out[O_ROW][j] = chosen;
         run->out[O_START][j] = start;
@@ -429,20 +401,21 @@ static PyObject *place_pods(PyObject *self, PyObject *args)
             goto release_out;
         }
     }
-    /* rows, scores and pairs of a window; the zones' stamps; the pairs' scores and stamps */
+    /* rows, best rows, rows' pairs and pairs of a window; the zones' stamps; the pairs' scores and stamps */
     size_t window_size = (size_t)run.to_find, stamps = (size_t)run.domains + 1;
-    int64_t *scratch = calloc(3 * window_size + stamps + 3 * MAX_TABLE, sizeof(int64_t));
+    int64_t *scratch = calloc(4 * window_size + stamps + 3 * MAX_TABLE, sizeof(int64_t));
     if (scratch == NULL) {
         PyErr_NoMemory();
         goto release_out;
     }
-    int64_t *zone_stamp = scratch + 3 * window_size;
+    int64_t *zone_stamp = scratch + 4 * window_size;
     run.pair_stamp = zone_stamp + stamps;
     run.pair_value = run.pair_stamp + MAX_TABLE;
     run.pair_normalized = run.pair_value + MAX_TABLE;
     int64_t placed;
     Py_BEGIN_ALLOW_THREADS
-    placed = place(&run, start, &mt_index, scratch, scratch + window_size, scratch + 2 * window_size, zone_stamp);
+    placed = place(&run, start, &mt_index, scratch, scratch + window_size, scratch + 2 * window_size,
+                   scratch + 3 * window_size, zone_stamp);
     Py_END_ALLOW_THREADS
     free(scratch);
     PyBuffer_Release(&out_view);
@@ -575,7 +548,7 @@ static PyObject *choose_one(PyObject *self, PyObject *args)
         PyErr_NoMemory();
         goto release;
     }
-    int64_t *rows = scratch, *scores = rows + window_size, *pair_of = scores + window_size;
+    int64_t *rows = scratch, *listed = rows + window_size, *pair_of = listed + window_size;
     int64_t *zone_stamp = pair_of + window_size;
     memset(zone_stamp, 0, (stamps + 3 * pairs) * sizeof(int64_t));
     run.pair_stamp = zone_stamp + stamps;
@@ -592,22 +565,17 @@ static PyObject *choose_one(PyObject *self, PyObject *args)
     }
     int64_t row = found ? rows[0] : -1, ties = found ? 1 : 0;
     if (found > 1) {
-        int64_t distinct = 0;
-        if (spread) {
-            for (int64_t i = 0; i < found; i++) { /* what the pair tables are indexed by */
-                int64_t z = run.col[ZONE_IDS][rows[i]], h = run.col[HOST_LIVE][rows[i]];
-                if (z < 0 || z >= domains || h < 0 || h > live_max) {
-                    PyErr_SetString(PyExc_ValueError, "choose_one: a zone id or host count is out of range");
-                    goto release;
-                }
+        int64_t distinct = 0, count = 0;
+        for (int64_t i = 0; spread && i < found; i++) {
+            int64_t z = run.col[ZONE_IDS][rows[i]], h = run.col[HOST_LIVE][rows[i]];
+            if (z < 0 || z >= domains || h < 0 || h > live_max) { /* what the pair tables are indexed by */
+                PyErr_SetString(PyExc_ValueError, "choose_one: a zone id or host count is out of range");
+                goto release;
             }
-            distinct = distinct_zones(&run, rows, found, 1, zone_stamp);
+            note_spread(&run, rows[i], 1, zone_stamp, &distinct, pair_of + i, listed, &count);
         }
-        int64_t best = score_window(&run, rows, found, distinct, 1, pair_of, scores, &ties);
-        int64_t *tied = views[IN_TIED].buf, k = 0;
-        for (int64_t i = 0; i < found; i++)
-            if (scores[i] == best)
-                tied[k++] = rows[i];
+        int64_t *tied = views[IN_TIED].buf;
+        ties = score_window(&run, rows, found, distinct, pair_of, listed, count, tied);
         row = ties == 1 ? tied[0] : -1;
     }
     result = Py_BuildValue("(LLLL)", (long long)processed, (long long)found, (long long)row, (long long)ties);

@@ -156,13 +156,14 @@ static int64_t window(const Run *run, int64_t start, int64_t *rows, int64_t *pro
 
 /* A row of a window, for PodTopologySpread: its (matching pods, zone) pair into *pair (a row's raw
  * score depends on that alone), the pair listed in `listed` when first seen this cycle (its stamp
- * set to `mark`), the row's zone counted into *zones when first seen (the zone's stamp). */
+ * set to `mark`), the row's zone counted into *zones when first seen (the zone's stamp; once every
+ * domain is counted, no stamp is read). */
 static inline void note_spread(Run *run, int64_t row, int64_t mark, int64_t *zone_stamp, int64_t *zones,
                                int64_t *pair, int64_t *listed, int64_t *count)
 {
     int64_t z = run->col[ZONE_IDS][row], p = run->col[HOST_LIVE][row] * run->domains + z;
     *pair = p;
-    if (zone_stamp[z] != mark) {
+    if (*zones < run->domains && zone_stamp[z] != mark) {
         zone_stamp[z] = mark;
         ++*zones;
     }

@@ -180,22 +180,26 @@ def equivalent(pod, first) -> bool:
             and not has_pod_affinity(pod))
 
 
-# What `equivalent` compares, then what it asks of the pod alone: read in one call, compared as one
-# tuple (each item by identity first, as the pods of one template share their objects).
-RUN_FIELDS = (
+# What `equivalent` compares with the first pod, and what it asks of the pod alone (as a new pod
+# of its template has it: no pod affinity, unbound, not nominated, not being deleted, Pending): read
+# in one call, compared as one tuple (each item by identity first, as the pods of one template
+# share their objects).
+_SHARED_FIELDS = (
     "namespace", "cpu", "memory", "tolerations", "node_selector", "required_node_affinity", "affinity_node_name",
-    "preferred_node_affinity", "topology_spread_constraints", "owner", "required_pod_affinity",
-    "preferred_pod_affinity", "required_pod_anti_affinity", "preferred_pod_anti_affinity", "node_name",
-    "nominated_node_name", "deletion_timestamp", "phase")
+    "preferred_node_affinity", "topology_spread_constraints", "owner")
+_FRESH = {"required_pod_affinity": (), "preferred_pod_affinity": (), "required_pod_anti_affinity": (),
+          "preferred_pod_anti_affinity": (), "node_name": None, "nominated_node_name": "",
+          "deletion_timestamp": None, "phase": PENDING}
+RUN_FIELDS = (*_SHARED_FIELDS, *_FRESH)
 _RUN_KEY = attrgetter(*RUN_FIELDS)
+_SHARED_KEY = attrgetter(*_SHARED_FIELDS)
 
 
 def run_key(first) -> tuple:
-    """The _RUN_KEY of a pod that `equivalent` says is equivalent to `first`, as a new pod of its
-    template has it: no pod affinity, unbound, not nominated, not being deleted, Pending. A pod
+    """The _RUN_KEY a pod equivalent to `first` has when it is a new pod of its template. A pod
     whose key equals it and whose labels are first's is equivalent; one whose key differs may be
     too (a Running pod without a node, say): `equivalent` says."""
-    return (*_RUN_KEY(first)[:10], (), (), (), (), None, "", None, PENDING)
+    return (*_SHARED_KEY(first), *_FRESH.values())
 
 
 def place_run(scheduler, first, first_info, limit: int, least: int) -> int:

@@ -207,7 +207,8 @@ class SchedulingQueue:
     def pops(self) -> Iterator[QueuedPodInfo]:
         """pop() again and again until activeQ is empty, as a generator: for a caller that takes
         pods one after another (a run of equivalent pods) and changes the queue only once it stops
-        taking (restore)."""
+        taking (restore). A caller that stops after a run's last pod leaves the run empty in
+        activeQ, as stale entries do: the next look at activeQ drops it."""
         active, runs, infos = self._active, self._active_runs, self.infos
         while active:
             pair = active[0]
@@ -218,15 +219,9 @@ class SchedulingQueue:
                 if info is not None and info.token == token and info.where == ACTIVE:
                     info.where = IN_FLIGHT
                     info.attempts += 1
-                    if not run:
-                        heapq.heappop(active)
-                        del runs[pair]
                     yield info
-                    if pair not in runs:
-                        break
-            else:
-                heapq.heappop(active)
-                del runs[pair]
+            heapq.heappop(active)
+            del runs[pair]
 
     @property
     def pushes(self) -> int:

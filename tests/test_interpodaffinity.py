@@ -219,6 +219,58 @@ def test_existing_pods_terms_count_symmetrically():
     assert score(sim, web, ["a", "b", "c", "d"]) == {"a": 100, "b": 100, "c": 0, "d": 40}
 
 
+
+def test_pods_holding_the_same_terms_are_counted_as_one_group_through_binds_and_deletes():
+    """Existing pods of one namespace with equal terms form one group, counted per node and per node
+    row; the rows read once follow later binds and deletes (as a rebuild from the counts finds),
+    and the scores and verdicts stay the reference's."""
+    anti = [term("app", "In", ["cache"], "zone")]
+    sim = cluster(ZONES, [existing("c1", "a", {"app": "cache"}, anti=anti),
+                          existing("c2", "a", {"app": "cache"}, anti=anti),
+                          existing("c3", "c", {"app": "cache"}, anti=anti),
+                          existing("w1", "b", {"app": "web"}, preferred_anti=[
+                              WeightedPodAffinityTerm(10, term("app", "In", ["web"], "zone"))])])
+    counts = sim.scheduler.topology.counts
+    groups = {tuple(sorted(g.by_node.items())): g for g in counts.affinity_groups_now()}
+    assert set(groups) == {(("a", 2), ("c", 1)), (("b", 1),)}
+    cache_group = groups[(("a", 2), ("c", 1))]
+    columns = sim.scheduler.columns
+    rows, outside = counts.affinity_rows(cache_group)
+    assert outside == {} and rows[columns.index["a"]] == 2 and rows[columns.index["c"]] == 1
+    store = sim.store
+    store.remove_pod(store.pods["default/c3"])
+    store.add_pod(Pod(name="c4", namespace="default", uid="uid-c4", labels={"app": "cache"}, creation_time=0,
+                      node_name="d", required_pod_anti_affinity=tuple(anti)))
+    assert cache_group.by_node == {"a": 2, "d": 1}
+    rows, _ = counts.affinity_rows(cache_group)
+    assert rows.tolist() == [{"a": 2, "d": 1}.get(node.name, 0) for node in columns.nodes]
+    incoming = pod({"app": "cache"})
+    assert ipa.active(incoming, counts)
+    want = statuses(sim, incoming)
+    assert {n for n, s in want.items() if not s.ok} == {"a", "b", "d"}  # z1 and z3 hold cache pods
+    for name in ("c1", "c2"):
+        store.remove_pod(store.pods[f"default/{name}"])
+    assert cache_group.by_node == {"d": 1}
+    assert {n for n, s in statuses(sim, incoming).items() if not s.ok} == {"d"}
+    web = pod({"app": "web"})
+    assert ipa.active(web, counts)  # w1's preferred anti-affinity selects it
+    assert score(sim, web, ["a", "b", "c", "d"]) == {"a": 0, "b": 0, "c": 100, "d": 100}
+
+
+def test_a_pod_no_term_selects_leaves_the_plugin_out():
+    """With existing pods holding terms, a pod without terms of its own that none of their terms
+    selects: the plugin is not active for it (PreFilter would Skip, every score is 0), so its cycle
+    is the one without the plugin and runs of such pods are placed together."""
+    anti = [term("app", "In", ["cache"], "kubernetes.io/hostname")]
+    sim = cluster(ZONES, [existing("c1", "a", {"app": "cache"}, anti=anti)])
+    counts = sim.scheduler.topology.counts
+    other = pod({"app": "batch"})
+    assert not ipa.active(other, counts)
+    assert ipa.filter_columns(sim.scheduler.columns, counts, other, sim.store.nodes) is None
+    assert score(sim, other, ["a", "b", "c", "d"]) == {"a": 0, "b": 0, "c": 0, "d": 0}
+    assert ipa.active(pod({"app": "cache"}), counts)
+
+
 # ---------------------------------------------------------------- whole cycles
 
 def test_anti_affinity_preemption_removes_the_conflicting_pod():

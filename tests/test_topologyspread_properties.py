@@ -82,6 +82,7 @@ cluster = st.fixed_dictionaries({
     "taints": st.lists(st.integers(0, 10_000), max_size=4),
     "cordons": st.lists(st.integers(0, 10_000), max_size=3),
     "placed": st.lists(placed_pod, max_size=60),
+    "removed": st.lists(st.integers(0, 10_000), max_size=4),
     "terminating": st.lists(st.integers(0, 10_000), max_size=5),
     "nominated": st.lists(st.tuples(st.integers(0, 10_000), st.sampled_from(APPS), st.sampled_from([0, 100, 1000])),
                           max_size=3),
@@ -112,6 +113,10 @@ def build(data):
         pod.start_time = i
         store.add_pod(pod)
         placed.append(pod)
+    for index in data["removed"]:  # (the counts, pod affinity's groups too, follow a delete)
+        if placed:
+            gone = placed.pop(index % len(placed))
+            store.remove_pod(gone)
     for index in data["terminating"]:
         if placed:
             store.mark_pod_deleting(placed[index % len(placed)], 30)
@@ -229,6 +234,11 @@ def test_cycle_matches_the_plain_reference(data, start_seed):
     scheduler.next_start = start
     feasible, diagnosis = scheduler.find_nodes_that_fit(pod)
     assert [n.name for n in feasible] == [n.name for n in want_feasible]
+    counts, columns = scheduler.topology.counts, scheduler.columns
+    if not ipa.active(pod, counts):  # then the plugin would Skip its filter and score every node 0
+        assert ipa.filter_columns(columns, counts, pod, sim.store.nodes) is None
+        every_row = __import__("numpy").arange(len(columns.nodes))
+        assert not ipa.score_columns(columns, counts, pod, sim.store.nodes, every_row).any()
     assert scheduler.next_start == want_next
     got = {name: (s.code, s.reasons) for name, s in diagnosis.statuses.items()}
     assert got == {name: (s.code, s.reasons) for name, s in want_statuses.items()}

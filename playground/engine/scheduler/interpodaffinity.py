@@ -59,7 +59,12 @@ class Term:
 
 
 def term_of(owner: Pod, term: PodAffinityTerm, weight: int = 0) -> Term:
-    namespaces = frozenset(term.namespaces) if term.namespaces else frozenset((owner.namespace,))
+    return term_in(owner.namespace, term, weight)
+
+
+def term_in(namespace: str, term: PodAffinityTerm, weight: int = 0) -> Term:
+    """The term as a pod of `namespace` holds it."""
+    namespaces = frozenset(term.namespaces) if term.namespaces else frozenset((namespace,))
     return Term(PodMatcher(namespaces, (term.selector,)), term.topology_key, weight)
 
 
@@ -203,51 +208,118 @@ def score_reference(pod: Pod, filtered: list[Node], all_nodes: Iterable[Node],
 # ---------------------------------------------------------------- on the node columns
 
 def active(pod: Pod, counts) -> bool:
-    """Whether the plugin can do anything for `pod`: it has pod (anti-)affinity terms, or some
-    counted pod has."""
-    return bool(counts.with_affinity) or bool(pod.required_pod_affinity or pod.required_pod_anti_affinity
-                                               or pod.preferred_pod_affinity or pod.preferred_pod_anti_affinity)
+    """Whether the plugin can do anything for `pod`: it has pod (anti-)affinity terms, or a term of
+    some counted pod selects it. Otherwise its PreFilter would Skip (no term of its own, no existing
+    anti-affinity count) and every node would score 0: the cycle is the one without the plugin
+    (and a pod of a template no term selects keeps the runs of equivalent pods)."""
+    if pod.required_pod_affinity or pod.required_pod_anti_affinity or pod.preferred_pod_affinity \
+            or pod.preferred_pod_anti_affinity:
+        return True
+    for group in counts.affinity_groups.values():  # (held pods have no terms: nothing to release)
+        anti, scoring = group_terms(group)
+        for term in anti:
+            if term.matcher.matches(pod):
+                return True
+        for term, _weight in scoring:
+            if term.matcher.matches(pod):
+                return True
+    return False
+
+
+def group_terms(group) -> tuple[tuple[Term, ...], tuple[tuple[Term, int], ...]]:
+    """An AffinityGroup's terms as its pods hold them: the required anti-affinity terms (the
+    existing pods' anti-affinity of the filter), and the terms existing_pod_score adds with their
+    signed weights, in its order."""
+    if group.terms is None:
+        namespace = group.namespace
+        scoring = [(term_in(namespace, t), HARD_POD_AFFINITY_WEIGHT) for t in group.required_affinity]
+        scoring += [(term_in(namespace, w.term), w.weight) for w in group.preferred_affinity]
+        scoring += [(term_in(namespace, w.term), -w.weight) for w in group.preferred_anti_affinity]
+        group.terms = (tuple(term_in(namespace, t) for t in group.required_anti_affinity), tuple(scoring))
+    return group.terms
 
 
 def _pair_mask(columns, pairs: dict[tuple[str, str], int]) -> np.ndarray:
     """Rows whose label key has a value with a count > 0 in `pairs`."""
     mask = np.zeros(len(columns.nodes), dtype=bool)
+    values_of: dict[str, list[str]] = {}
     for (key, value), count in pairs.items():
         if count > 0:
-            ids, has, _ = columns.domains(key)
+            values_of.setdefault(key, []).append(value)
+    for key, values in values_of.items():
+        ids, has, count_values = columns.domains(key)
+        flagged = np.zeros(count_values, dtype=bool)
+        for value in values:
             vid = columns.domain_id(key, value)
             if vid is not None:
-                mask |= has & (ids == vid)
+                flagged[vid] = True
+        mask |= has & flagged[ids]
     return mask
 
 
 def _term_domain_counts(columns, counts, term: Term, matcher: PodMatcher | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(per row: matching pods in the row's domain of the term's key; has the key)."""
-    ids, has, count_values = columns.domains(term.topology_key)
-    per_row = counts.counts(matcher or term.matcher).all
+    return _domain_sums(columns, term.topology_key, counts.counts(matcher or term.matcher).all)
+
+
+def _domain_sums(columns, key: str, per_row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(per row: `per_row` summed over the row's domain of `key`, 0 without the key; has the key)."""
+    ids, has, count_values = columns.domains(key)
     sums = np.bincount(ids[has], weights=per_row[has], minlength=count_values).astype(np.int64)
     return np.where(has, sums[ids], 0), has
 
 
-def existing_anti_counts(pod: Pod, counts, nodes_by_name) -> dict[tuple[str, str], int]:
-    pairs: dict[tuple[str, str], int] = {}
-    for name, existing in counts.affinity_pods():
+def _outside_pairs(pairs: dict[tuple[str, str], int], outside: dict[str, int], key: str, weight: int,
+                   nodes_by_name) -> None:
+    """The pairs of a group's pods on nodes that are not node rows (as existing_anti_counts adds them)."""
+    for name, count in outside.items():
         node = nodes_by_name.get(name)
-        if node is None or not existing.required_pod_anti_affinity:
-            continue
-        for t in existing.required_pod_anti_affinity:
-            term = term_of(existing, t)
+        if node is not None and node.labels:
+            _add(pairs, key, node, weight * count)
+
+
+def existing_anti_counts(pod: Pod, counts, nodes_by_name) -> dict[tuple[str, str], int]:
+    """Per (key, value): the existing pods' required anti-affinity terms that select `pod`."""
+    pairs: dict[tuple[str, str], int] = {}
+    for group in counts.affinity_groups_now():
+        for term in group_terms(group)[0]:
             if term.matcher.matches(pod):
-                _add(pairs, term.topology_key, node, 1)
+                for name, count in group.by_node.items():
+                    node = nodes_by_name.get(name)
+                    if node is not None:
+                        _add(pairs, term.topology_key, node, count)
     return pairs
+
+
+def _existing_anti_mask(columns, counts, pod: Pod, nodes_by_name) -> np.ndarray | None:
+    """Rows where an existing pod's required anti-affinity term that selects `pod` counts (a pod
+    of the term's domain); None when no such term counts anywhere (existing_anti_counts empty)."""
+    mask = None
+    outside_pairs: dict[tuple[str, str], int] = {}
+    for group in counts.affinity_groups_now():
+        anti = group_terms(group)[0]
+        if not anti:
+            continue
+        rows, outside = counts.affinity_rows(group)
+        for term in anti:
+            if not term.matcher.matches(pod):
+                continue
+            in_domain, has = _domain_sums(columns, term.topology_key, rows)
+            if (has & (rows > 0)).any():
+                mask = (in_domain > 0) if mask is None else mask | (in_domain > 0)
+            _outside_pairs(outside_pairs, outside, term.topology_key, 1, nodes_by_name)
+    if outside_pairs:
+        extra = _pair_mask(columns, outside_pairs)
+        mask = extra if mask is None else mask | extra
+    return mask
 
 
 def filter_columns(columns, counts, pod: Pod, nodes_by_name) -> np.ndarray | None:
     """Filter on every row: 0 passes, 1 AFFINITY_STATUS, 2 ANTI_AFFINITY_STATUS, 3
     EXISTING_ANTI_AFFINITY_STATUS; None when the plugin skips."""
     affinity_terms, anti_terms = required_terms(pod)
-    existing = existing_anti_counts(pod, counts, nodes_by_name) if counts.with_affinity else {}
-    if not any(existing.values()) and not affinity_terms and not anti_terms:
+    existing = _existing_anti_mask(columns, counts, pod, nodes_by_name) if counts.affinity_groups else None
+    if existing is None and not affinity_terms and not anti_terms:
         return None
     n = len(columns.nodes)
     verdict = np.zeros(n, dtype=np.int8)
@@ -269,8 +341,8 @@ def filter_columns(columns, counts, pod: Pod, nodes_by_name) -> np.ndarray | Non
     for term in anti_terms:
         in_domain, has = _term_domain_counts(columns, counts, term)
         verdict[(verdict == 0) & has & (in_domain > 0)] = 2
-    if existing:
-        verdict[(verdict == 0) & _pair_mask(columns, existing)] = 3
+    if existing is not None:
+        verdict[(verdict == 0) & existing] = 3
     return verdict
 
 
@@ -281,11 +353,18 @@ def score_columns(columns, counts, pod: Pod, nodes_by_name, rows: np.ndarray) ->
     for term, sign in [(t, 1) for t in affinity] + [(t, -1) for t in anti]:
         in_domain, _ = _term_domain_counts(columns, counts, term)
         raw += sign * term.weight * in_domain[rows]
+    # The existing pods' terms that select the incoming pod (existing_pod_score), a group at a time.
     topology: dict[tuple[str, str], int] = {}
-    for name, existing in counts.affinity_pods():
-        node = nodes_by_name.get(name)
-        if node is not None and node.labels:
-            existing_pod_score(pod, existing, node, topology)
+    for group in counts.affinity_groups_now():
+        scoring = group_terms(group)[1]
+        if not scoring:
+            continue
+        held, outside = counts.affinity_rows(group)
+        for term, weight in scoring:
+            if term.matcher.matches(pod):
+                in_domain, _ = _domain_sums(columns, term.topology_key, held)
+                raw += weight * in_domain[rows]
+                _outside_pairs(topology, outside, term.topology_key, weight, nodes_by_name)
     for (key, value), weight in topology.items():
         if weight:
             ids, has, _ = columns.domains(key)

@@ -10,8 +10,10 @@ and those not being deleted ("live": PodTopologySpread skips them, countPodsMatc
 matcher is built from the classes it matches, so its cost is the number of pods it matches, not the
 size of the cluster; the columns are rebuilt from the classes when the node rows change.
 
-Pods with pod affinity or anti-affinity terms are also kept by node (few clusters have many): the
-symmetric checks and scores read their terms.
+Pods with pod affinity or anti-affinity terms are also counted by node in groups of the terms they
+hold (pods of one template hold the same): the symmetric checks and scores read each group's terms
+once and its pods' count per node, so an incoming pod costs the groups, not the pods that hold terms
+(a Deployment of thousands of replicas, each with the anti-affinity of its siblings).
 """
 
 from __future__ import annotations
@@ -54,6 +56,33 @@ def has_pod_affinity(pod: Pod) -> bool:
                 or pod.preferred_pod_anti_affinity)
 
 
+class AffinityGroup:
+    """Counted pods of one namespace holding the same pod (anti-)affinity terms: how many count on
+    each node, and the same over the node rows (`rows`, kept while the rows are those of
+    `generation`; `outside`: those on nodes that are not rows). `terms` is for interpodaffinity,
+    which builds it from the terms once."""
+
+    __slots__ = ("namespace", "required_affinity", "preferred_affinity", "required_anti_affinity",
+                 "preferred_anti_affinity", "by_node", "terms", "rows", "outside", "generation")
+
+    def __init__(self, pod: Pod) -> None:
+        self.namespace = pod.namespace
+        self.required_affinity = pod.required_pod_affinity
+        self.preferred_affinity = pod.preferred_pod_affinity
+        self.required_anti_affinity = pod.required_pod_anti_affinity
+        self.preferred_anti_affinity = pod.preferred_pod_anti_affinity
+        self.by_node: dict[str, int] = {}
+        self.terms = None
+        self.rows: np.ndarray | None = None
+        self.outside: dict[str, int] = {}
+        self.generation = -1
+
+
+def affinity_group_key(pod: Pod) -> tuple:
+    return (pod.namespace, pod.required_pod_affinity, pod.preferred_pod_affinity, pod.required_pod_anti_affinity,
+            pod.preferred_pod_anti_affinity)
+
+
 class LabelClass:
     __slots__ = ("namespace", "labels", "by_node", "deleting", "watched")
 
@@ -89,8 +118,8 @@ class PodCounts:
         self.classes: dict[tuple[str, int], LabelClass] = {}
         self.watched: dict[PodMatcher, Watched] = {}
         self.deleting: dict[str, tuple[LabelClass, str]] = {}  # pod key -> (class, node) of counted deleting pods
-        # node name -> pods counted there that have pod (anti-)affinity terms
-        self.with_affinity: dict[str, dict[str, Pod]] = {}
+        # the counted pods that have pod (anti-)affinity terms, by affinity_group_key
+        self.affinity_groups: dict[tuple, AffinityGroup] = {}
         self._last: dict[int, tuple[PodMatcher, Watched]] = {}
         # Pods of one label class bound but not counted yet (`hold`), or None when counting at once.
         self._held: list[Pod] | None = None
@@ -230,14 +259,43 @@ class PodCounts:
         if not cls.by_node and not cls.deleting:
             del self.classes[(pod.namespace, id(pod.labels))]
         if has_pod_affinity(pod):
-            if sign > 0:
-                self.with_affinity.setdefault(node_name, {})[pod.key] = pod
+            self._account_affinity(pod, node_name, sign)
+
+    def _account_affinity(self, pod: Pod, node_name: str, sign: int) -> None:
+        key = affinity_group_key(pod)
+        group = self.affinity_groups.get(key)
+        if group is None:
+            group = self.affinity_groups[key] = AffinityGroup(pod)
+        count = group.by_node.get(node_name, 0) + sign
+        if count:
+            group.by_node[node_name] = count
+        else:
+            group.by_node.pop(node_name, None)
+            if not group.by_node:
+                del self.affinity_groups[key]
+                return
+        if group.rows is not None:
+            row = self._row(node_name)
+            if row is None or group.generation != self.columns.generation:
+                group.rows = None  # built again when read
             else:
-                pods = self.with_affinity.get(node_name)
-                if pods is not None:
-                    pods.pop(pod.key, None)
-                    if not pods:
-                        del self.with_affinity[node_name]
+                group.rows[row] += sign
+
+    def affinity_rows(self, group: AffinityGroup) -> tuple[np.ndarray, dict[str, int]]:
+        """The group's pods counted per node row, and per node name for nodes that are not rows."""
+        columns = self.columns
+        if group.rows is None or group.generation != columns.generation:
+            index = columns.index
+            rows = np.zeros(len(columns.nodes), dtype=np.int64)
+            outside = {}
+            for name, count in group.by_node.items():
+                row = index.get(name)
+                if row is None:
+                    outside[name] = count
+                else:
+                    rows[row] += count
+            group.rows, group.outside, group.generation = rows, outside, columns.generation
+        return group.rows, group.outside
 
     @watches("deleting")
     def _on_pod_event(self, what: str, pod: Pod) -> None:
@@ -331,8 +389,8 @@ class PodCounts:
             keys = watched.pair_keys[key] = watched.live * count + ids
         return keys
 
-    def affinity_pods(self) -> list[tuple[str, Pod]]:
-        """(node name, pod) of the counted pods with pod affinity or anti-affinity terms."""
+    def affinity_groups_now(self) -> list[AffinityGroup]:
+        """The groups of the counted pods with pod affinity or anti-affinity terms."""
         if self._held is not None:
             self.release()
-        return [(name, pod) for name, pods in self.with_affinity.items() for pod in pods.values()]
+        return list(self.affinity_groups.values())

@@ -70,7 +70,16 @@ def random_cluster(seed: int) -> str:
             f'topologySpreadConstraints = [{{ maxSkew = 2, topologyKey = "kubernetes.io/hostname", '
             f'whenUnsatisfiable = "ScheduleAnyway", labelSelector = {{ matchLabels = {{ app = "app-{d}" }} }} }}, '
             f'{{ maxSkew = 1, topologyKey = "{ZONE}", whenUnsatisfiable = "ScheduleAnyway", '
-            f'labelSelector = {{ matchLabels = {{ app = "app-{d}" }} }} }}], '])
+            f'labelSelector = {{ matchLabels = {{ app = "app-{d}" }} }} }}], ',
+            # DoNotSchedule: the rows the constraint rejects leave the window (place_one, as _find_rows)
+            f'topologySpreadConstraints = [{{ maxSkew = 1, topologyKey = "{ZONE}", whenUnsatisfiable = "DoNotSchedule", '
+            f'labelSelector = {{ matchLabels = {{ app = "app-{d}" }} }} }}], ',
+            f'nodeSelector = {{ disk = "hdd" }}, topologySpreadConstraints = [{{ maxSkew = 2, '
+            f'topologyKey = "kubernetes.io/hostname", whenUnsatisfiable = "DoNotSchedule", minDomains = 3, '
+            f'labelSelector = {{ matchLabels = {{ app = "app-{d}" }} }} }}], ',
+            # pod anti-affinity against its own pods only: the other Deployments' pods keep their runs
+            f'affinity = {{ podAntiAffinity = {{ requiredDuringSchedulingIgnoredDuringExecution = [{{ '
+            f'labelSelector = {{ matchLabels = {{ app = "app-{d}" }} }}, topologyKey = "kubernetes.io/hostname" }}] }} }}, '])
         priority = 'priorityClassName = "high", ' if rng.random() < 0.2 else ''
         out.append(f'[[deployments]]\nname = "app-{d}"\nreplicas = {rng.randint(4, 60)}\n'
                    f'template = {{ {requests}{extra}{priority}labels = {{ app = "app-{d}" }} }}\n')

@@ -162,6 +162,15 @@ def test_min_domains_treats_the_global_minimum_as_zero():
     assert filter_codes(sim, pod) == {"node-a": S, "node-b": S, "node-x": S, "node-y": S}
 
 
+def test_min_domains_met_exactly_keeps_the_global_minimum():
+    """Zones hold 3 and 3 matching pods and minDomains is 2, exactly the domains there are: the
+    global minimum stays 3, so 3 + 1 - 3 fits maxSkew 1 everywhere (every node has the key and
+    counts: the columns' path over the kept per-domain sums)."""
+    sim = cluster(ZONES4, SPREAD_2103)
+    pod = incoming({"foo": ""}, spread(1, "zone", "DoNotSchedule", min_domains=2))
+    assert filter_codes(sim, pod) == {"node-a": S, "node-b": S, "node-x": S, "node-y": S}
+
+
 def test_taints_policy_honor_drops_a_tainted_node_from_the_domains():
     from playground.engine.objects import NO_SCHEDULE, Taint
 

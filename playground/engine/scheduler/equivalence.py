@@ -241,11 +241,13 @@ def place_one(scheduler, pod, order: list) -> int | None:
     run, and its ordinary cycle is a dozen array operations of a few microseconds each over its
     window; `choose_one` reads the same columns in one call. It models what the run loop models
     (`signature`) and binds nothing: the window, the scores and the best row; a cycle where no node
-    fits goes to the ordinary one, which says why."""
+    fits goes to the ordinary one, which says why. Unlike a run, it takes a pod with DoNotSchedule
+    spread constraints: their verdict over the rows (the cycle's, as _find_rows reads it) takes the
+    rows they reject out of the window."""
     if CHOOSE_ONE is None or scheduler.nominated:
         return None
     cycle = scheduler.cycle_of(pod)
-    if cycle.filters or cycle.affinity_active:
+    if cycle.affinity_active:
         return None
     columns = scheduler.columns
     columns.sync(order, scheduler.filters)
@@ -264,11 +266,14 @@ def place_one(scheduler, pod, order: list) -> int | None:
         host_extra, zone_extra = spread[0].max_skew - 1, spread[1].max_skew - 1
     cls = columns.pod_class(pod, scheduler.filters)
     placement = columns.placement(pod, cls)
+    feasible = placement.feasible
+    if cycle.filters:  # PodTopologySpread's DoNotSchedule constraints: the rows they reject, as _find_rows
+        feasible = feasible & (cycle.verdict()[0] == 0)
     n = len(order)
     to_find = num_feasible_nodes_to_find(n, scheduler.config.percentage_of_nodes_to_score)
     tied = _tied(to_find)
     processed, found, row, ties = CHOOSE_ONE(
-        placement.feasible, placement.local, columns.prefer_raw(cls, pod) if columns.prefer_count else None,
+        feasible, placement.local, columns.prefer_raw(cls, pod) if columns.prefer_count else None,
         columns.affinity_raw(pod) if pod.preferred_node_affinity else None, host_live, zone_ids, zone_sums,
         log_table(n), tied, scheduler.next_start % n, to_find, TAINT_TOLERATION.weight,
         NODE_AFFINITY.weight if pod.preferred_node_affinity else 0, WEIGHT, live_max, domains, host_extra, zone_extra)

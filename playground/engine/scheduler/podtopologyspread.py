@@ -288,6 +288,18 @@ def filter_columns(columns, counts, pod: Pod, constraints: tuple[Constraint, ...
     """Filter on every row: 0 passes, 1 missing label (LABEL_STATUS), 2 skew (SKEW_STATUS)."""
     n = len(columns.nodes)
     verdict = np.zeros(n, dtype=np.int8)
+    if n and _every_row_counts(columns, pod, constraints):
+        # Every row has every key and counts for every constraint: a domain's matching pods are the
+        # sums kept with the counts (PodCounts.domain_live), every domain is present, and a row
+        # fails where its domain's skew would pass maxSkew: one gather over the rows a constraint.
+        for c in constraints:
+            sums = counts.domain_live(counts.counts(c.matcher), c.topology_key)
+            minimum = 0 if len(sums) < c.min_domains else int(sums.min())
+            self_match = 1 if c.matcher.matches(pod) else 0
+            skewed = sums + self_match - minimum > c.max_skew
+            if skewed.any():
+                verdict[(verdict == 0) & skewed[columns.domains(c.topology_key)[0]]] = 2
+        return verdict
     present_all = keys_present(columns, constraints)
     for c in constraints:
         ids, has, count_values = columns.domains(c.topology_key)
@@ -306,6 +318,18 @@ def filter_columns(columns, counts, pod: Pod, constraints: tuple[Constraint, ...
         verdict[undecided & ~has] = 1
         verdict[undecided & has & (match + self_match - minimum > c.max_skew)] = 2
     return verdict
+
+
+def _every_row_counts(columns, pod: Pod, constraints: tuple[Constraint, ...]) -> bool:
+    """Every node row has every constraint's key and is eligible for each (eligible_rows is all of
+    them): the pod selects no nodes where a constraint honors node affinity, and no row is tainted
+    where one honors taints."""
+    free = not pod.node_selector and pod.required_node_affinity is None and pod.affinity_node_name is None
+    for c in constraints:
+        if not columns.has_everywhere(c.topology_key) or (c.honor_affinity and not free) \
+                or (c.honor_taints and columns.special.any()):
+            return False
+    return True
 
 
 def score_columns(columns, counts, pod: Pod, constraints: tuple[Constraint, ...], require_all: bool,

@@ -269,6 +269,14 @@ def test_a_pod_no_term_selects_leaves_the_plugin_out():
     assert ipa.filter_columns(sim.scheduler.columns, counts, other, sim.store.nodes) is None
     assert score(sim, other, ["a", "b", "c", "d"]) == {"a": 0, "b": 0, "c": 0, "d": 0}
     assert ipa.active(pod({"app": "cache"}), counts)
+    # asked again for pods of the same labels once a pod whose term selects them runs, and once it is gone
+    store = sim.store
+    store.add_pod(Pod(name="z", namespace="default", uid="uid-z", labels={"app": "z"}, creation_time=0, node_name="c",
+                      preferred_pod_affinity=(WeightedPodAffinityTerm(7, term("app", "In", ["batch"], "zone")),)))
+    assert ipa.active(other, counts)
+    assert score(sim, other, ["a", "b", "c", "d"]) == {"a": 0, "b": 0, "c": 100, "d": 0}
+    store.remove_pod(store.pods["default/z"])
+    assert not ipa.active(other, counts)
 
 
 # ---------------------------------------------------------------- whole cycles

@@ -215,6 +215,22 @@ def active(pod: Pod, counts) -> bool:
     if pod.required_pod_affinity or pod.required_pod_anti_affinity or pod.preferred_pod_affinity \
             or pod.preferred_pod_anti_affinity:
         return True
+    if not counts.affinity_groups:
+        return False
+    # (pods of one template share their labels dict: asked once while the groups stay the same)
+    key = (pod.namespace, id(pod.labels))
+    hit = counts.selected.get(key)
+    if hit is not None and hit[0] == counts.groups_made and hit[1] is pod.labels:
+        return hit[2]
+    answer = _selected(pod, counts)
+    if len(counts.selected) > 4096:
+        counts.selected.clear()
+    counts.selected[key] = (counts.groups_made, pod.labels, answer)
+    return answer
+
+
+def _selected(pod: Pod, counts) -> bool:
+    """A term of a group of counted pods selects `pod`."""
     for group in counts.affinity_groups.values():  # (held pods have no terms: nothing to release)
         anti, scoring = group_terms(group)
         for term in anti:

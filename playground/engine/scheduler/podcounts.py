@@ -121,6 +121,10 @@ class PodCounts:
         # the counted pods that have pod (anti-)affinity terms, by affinity_group_key
         self.affinity_groups: dict[tuple, AffinityGroup] = {}
         self._last: dict[int, tuple[PodMatcher, Watched]] = {}
+        # Whether a group's term selects pods of (namespace, id(labels)): (groups_made, labels, answer),
+        # good while no group is made or dropped (interpodaffinity.active)
+        self.selected: dict[tuple[str, int], tuple[int, dict, bool]] = {}
+        self.groups_made = 0  # groups made or dropped so far
         # Pods of one label class bound but not counted yet (`hold`), or None when counting at once.
         self._held: list[Pod] | None = None
         store.on_account = self._account
@@ -133,6 +137,7 @@ class PodCounts:
         set_attributes(self, state)  # (not through __dict__: see objects.set_attributes)
         self.classes = {(cls.namespace, id(cls.labels)): cls for cls in state["classes"].values()}
         self._last = {}
+        self.selected = {}
         self._held = None
 
     # ---------------------------------------------------------------- a run's binds, counted together
@@ -266,6 +271,7 @@ class PodCounts:
         group = self.affinity_groups.get(key)
         if group is None:
             group = self.affinity_groups[key] = AffinityGroup(pod)
+            self.groups_made += 1
         count = group.by_node.get(node_name, 0) + sign
         if count:
             group.by_node[node_name] = count
@@ -273,6 +279,7 @@ class PodCounts:
             group.by_node.pop(node_name, None)
             if not group.by_node:
                 del self.affinity_groups[key]
+                self.groups_made += 1
                 return
         if group.rows is not None:
             row = self._row(node_name)

@@ -519,3 +519,30 @@ requests = { cpu = "1" }
     assert agent.priority == 2_000_001_000 and agent.nominated_node_name == "n-1"
     sim.run_until(65)
     assert agent.node_name == "n-1"
+
+
+@pytest.mark.parametrize("scenario", ["spread-zone-outage.toml", "preemption-full-cluster.toml", "node-failure.toml"])
+def test_no_lower_priority_pod_anywhere_gives_the_dry_runs_message_and_draw(scenario, monkeypatch):
+    """When no running pod has a lower priority than the preemptor, preemption answers without a dry
+    run: the same FailedScheduling messages, nominations and generator state as the dry run over
+    every node (forced here by pretending a lower-priority pod runs)."""
+    from pathlib import Path
+
+    from playground.engine import Simulation
+    from playground.engine.scheduler.podcounts import PodCounts
+    from playground.scenario import load_scenario
+
+    path = Path(__file__).resolve().parent.parent / "scenarios" / scenario
+
+    def run():
+        sim = Simulation(load_scenario(path))
+        sim.run_until(600)
+        failed = [(e.time, e.object, e.message) for e in sim.store.recorder.events if e.reason == "FailedScheduling"]
+        nominated = sorted((p.key, p.nominated_node_name) for p in sim.store.pods.values())
+        return failed, nominated, sim.rng.getstate()
+
+    quick = run()
+    monkeypatch.setattr(PodCounts, "lowest_priority", lambda self: -(2**62))
+    assert quick == run()
+    assert any("No preemption victims found" in message for _t, _o, message in quick[0]) \
+        or scenario != "spread-zone-outage.toml"

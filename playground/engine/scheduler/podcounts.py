@@ -18,7 +18,9 @@ once and its pods' count per node, so an incoming pod costs the groups, not the 
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -29,6 +31,9 @@ from ..store import watches
 if TYPE_CHECKING:
     from ..store import Store
     from .snapshot import NodeColumns
+
+
+_PRIORITY = attrgetter("priority")
 
 
 @dataclass(slots=True, frozen=True)
@@ -125,6 +130,7 @@ class PodCounts:
         # good while no group is made or dropped (interpodaffinity.active)
         self.selected: dict[tuple[str, int], tuple[int, dict, bool]] = {}
         self.groups_made = 0  # groups made or dropped so far
+        self.by_priority: dict[int, int] = {}  # priority -> counted pods that have it (none at 0)
         # Pods of one label class bound but not counted yet (`hold`), or None when counting at once.
         self._held: list[Pod] | None = None
         store.on_account = self._account
@@ -180,6 +186,9 @@ class PodCounts:
         grows here, so the largest value it reached is its last."""
         cls = self._class(pods[0])
         names = [pod.node_name for pod in pods]
+        by_priority = self.by_priority
+        for priority, count in Counter(map(_PRIORITY, pods)).items():
+            by_priority[priority] = by_priority.get(priority, 0) + count
         by_node = cls.by_node
         for name in names:
             by_node[name] = by_node.get(name, 0) + 1
@@ -231,6 +240,11 @@ class PodCounts:
                 return
             self.release()
         node_name = pod.node_name or ""
+        left = self.by_priority.get(pod.priority, 0) + sign
+        if left:
+            self.by_priority[pod.priority] = left
+        else:
+            del self.by_priority[pod.priority]
         cls = self._class(pod)
         count = cls.by_node.get(node_name, 0) + sign
         if count:
@@ -395,6 +409,12 @@ class PodCounts:
             ids, _has, count = self.columns.domains(key)
             keys = watched.pair_keys[key] = watched.live * count + ids
         return keys
+
+    def lowest_priority(self) -> int | None:
+        """The lowest priority of the counted pods (bound, not finished), None without any."""
+        if self._held is not None:
+            self.release()
+        return min(self.by_priority, default=None)
 
     def affinity_groups_now(self) -> list[AffinityGroup]:
         """The groups of the counted pods with pod affinity or anti-affinity terms."""

@@ -228,6 +228,9 @@ class DefaultPreemption:
         ok, reason = self.pod_eligible_to_preempt_others(pod, diagnosis.get(pod.nominated_node_name))
         if not ok:
             return None, reason
+        lowest = self.scheduler.topology.counts.lowest_priority()
+        if lowest is None or lowest >= pod.priority:
+            return "", self._no_victims_anywhere(diagnosis)
         scan = self._columnar_scan(pod, diagnosis)
         if scan is not None:
             rows = scan.candidate_rows()
@@ -250,6 +253,21 @@ class DefaultPreemption:
         best = self.select_candidate(candidates)
         self.scheduler.prepare_candidate(best, pod)  # at once, or after the cycle (async preemption)
         return best.node, ""
+
+    def _no_victims_anywhere(self, diagnosis: "Diagnosis") -> str:
+        """The message of a preemption where no running pod has a lower priority than the preemptor
+        (a Pending replacement retried during an outage, every pod of one priority): the dry run
+        would find no victim on any potential node ("No preemption victims found for incoming
+        pod" for each); its offset is still drawn, so the generator moves on as it would."""
+        from . import format_fit_error
+
+        order = self.scheduler.node_order()
+        rows = diagnosis.rows_with_code(order, UNSCHEDULABLE)
+        potential = len(rows) if rows is not None else len(self.potential_nodes(diagnosis))
+        if potential:
+            self.sim.rng.randrange(potential)
+        return format_fit_error(len(self.sim.store.nodes), {NO_VICTIMS: potential} if potential else {}, potential,
+                                "", Status(UNSCHEDULABLE_AND_UNRESOLVABLE, (NOT_HELPFUL,)))
 
     # ---------------------------------------------------------------- eligibility
 

@@ -6,10 +6,14 @@ of the runs) to open it from its TOML file as `playground sim` does (parse, buil
 at t=0 through the scheduler, the first tick) and the pods placed; asserts nothing.
 
     .venv/bin/python benchmarks/constraints.py [--nodes 5000] [--spread 10] [--spread-replicas 3000]
-        [--anti 1000] [--preferred 2000] [--plain 0] [--runs 3] [--src=DIR] [--profile]
+        [--anti 1000] [--preferred 2000] [--plain 0] [--runs 3] [--outage HOURS] [--src=DIR] [--profile]
 
 The defaults are 38,000 pods on 5,000 nodes (5 zones). --plain N adds N pods in 20 Deployments
 without constraints (their runs of equivalent pods stay while the anti-affinity pods exist).
+--outage HOURS then powers off the first zone's nodes at 5 m and runs to HOURS simulated hours,
+printing simulated seconds per CPU second every 10 simulated minutes and in all, and the pods left
+Pending (the zone-spread replacements stay Pending: nodeTaintsPolicy Ignore counts the dead zone, so
+each is retried as its queueing hints say, and its preemption finds no pod of lower priority).
 --src=DIR runs another checkout of the code (the base revision, for before / after figures).
 """
 
@@ -30,11 +34,24 @@ use_checkout()
 
 from clusters import deployments_toml, node_pools_toml, open_as_the_cli_does  # noqa: E402
 
-from playground.engine import Simulation  # noqa: E402
+from playground.engine import Operation, Simulation  # noqa: E402
 from playground.scenario import load_scenario  # noqa: E402
 
 ZONE = "topology.kubernetes.io/zone"
 HOST = "kubernetes.io/hostname"
+TERM = f'labelSelector = {{ matchLabels = {{ app = "%s" }} }}, topologyKey = "{HOST}"'
+
+
+def deployment_toml(name: str, replicas: int, cpu: str, memory: str, rule: str) -> str:
+    """A Deployment of `replicas` pods labelled app=`name` whose template also holds `rule`."""
+    return f"""
+[[deployments]]
+name = "{name}"
+replicas = {replicas}
+template.labels = {{ app = "{name}" }}
+template.requests = {{ cpu = "{cpu}", memory = "{memory}" }}
+template.{rule}
+"""
 
 
 def scenario_toml(nodes: int, spread: int, spread_replicas: int, anti: int, preferred: int, plain: int) -> str:
@@ -45,38 +62,18 @@ namespace = "monitoring"
 template = { labels = { app = "node-exporter" }, requests = { cpu = "100m", memory = "64Mi" } }
 """]
     for i in range(spread):
-        parts.append(f"""
-[[deployments]]
-name = "spread-{i}"
-replicas = {spread_replicas}
-template.labels = {{ app = "spread-{i}" }}
-template.requests = {{ cpu = "100m", memory = "128Mi" }}
-template.topologySpreadConstraints = [
-  {{ maxSkew = 1, topologyKey = "{ZONE}", whenUnsatisfiable = "DoNotSchedule", labelSelector = {{ matchLabels = {{ app = "spread-{i}" }} }} }},
-]
-""")
+        parts.append(deployment_toml(
+            f"spread-{i}", spread_replicas, "100m", "128Mi",
+            f'topologySpreadConstraints = [\n  {{ maxSkew = 1, topologyKey = "{ZONE}", whenUnsatisfiable = '
+            f'"DoNotSchedule", labelSelector = {{ matchLabels = {{ app = "spread-{i}" }} }} }},\n]'))
     if anti:
-        parts.append(f"""
-[[deployments]]
-name = "cache"
-replicas = {anti}
-template.labels = {{ app = "cache" }}
-template.requests = {{ cpu = "250m", memory = "256Mi" }}
-template.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution = [
-  {{ labelSelector = {{ matchLabels = {{ app = "cache" }} }}, topologyKey = "{HOST}" }},
-]
-""")
+        parts.append(deployment_toml("cache", anti, "250m", "256Mi",
+                                     'affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution = '
+                                     f'[\n  {{ {TERM % "cache"} }},\n]'))
     if preferred:
-        parts.append(f"""
-[[deployments]]
-name = "web"
-replicas = {preferred}
-template.labels = {{ app = "web" }}
-template.requests = {{ cpu = "250m", memory = "256Mi" }}
-template.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution = [
-  {{ weight = 100, podAffinityTerm = {{ labelSelector = {{ matchLabels = {{ app = "web" }} }}, topologyKey = "{HOST}" }} }},
-]
-""")
+        parts.append(deployment_toml("web", preferred, "250m", "256Mi",
+                                     'affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution = '
+                                     f'[\n  {{ weight = 100, podAffinityTerm = {{ {TERM % "web"} }} }},\n]'))
     if plain:
         parts.append(deployments_toml(plain, 20))
     return "".join(parts)
@@ -91,6 +88,29 @@ def open_once(path: Path) -> tuple[float, int]:
     return seconds, sum(1 for p in sim.store.pods.values() if p.node_name)
 
 
+def outage(path: Path, hours: float) -> None:
+    sim = Simulation(load_scenario(path), event_limit=10_000)
+    open_as_the_cli_does(sim)
+    sim.run_until(300)
+    zone = sorted(sim.store.nodes_by_zone)[0]
+    start = time.process_time()
+    for name in sorted(sim.store.nodes_by_zone[zone]):
+        sim.apply(Operation("power-off", node=name))
+    end = int(hours * 3600 * 1000)
+    mark, last = sim.clock.now, start
+    while sim.clock.now < end:
+        sim.step()
+        if sim.clock.now - mark >= 600_000 or sim.clock.now >= end:
+            now = time.process_time()
+            pending = sum(1 for p in sim.store.pods.values() if not p.node_name)
+            print(f"  at {sim.clock.now // 1000:6d} s: ×{(sim.clock.now - mark) / 1000 / (now - last):5.0f} per CPU s"
+                  f" over the last {(sim.clock.now - mark) // 1000} s, {pending} pods Pending", flush=True)
+            mark, last = sim.clock.now, now
+    cpu = time.process_time() - start
+    print(f"{zone} powered off at 300 s, run to {end // 1000} s: {(end - 300_000) / 1000 / cpu:.0f} simulated s "
+          f"per CPU s ({cpu:.1f} s)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--nodes", type=int, default=5000)
@@ -101,6 +121,7 @@ def main() -> None:
     parser.add_argument("--plain", type=int, default=0, help="pods in 20 Deployments without constraints")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--profile", action="store_true", help="print a cProfile summary of one run")
+    parser.add_argument("--outage", type=float, default=0, help="then run a zone outage to this many hours")
     parser.add_argument("--src", help="another checkout's directory, given as --src=DIR")
     args = parser.parse_args()
     text = scenario_toml(args.nodes, args.spread, args.spread_replicas, args.anti, args.preferred, args.plain)
@@ -120,9 +141,11 @@ def main() -> None:
             gc.collect()
             spent, bound = open_once(path)
             seconds.append(spent)
-    pods = args.nodes + args.spread * args.spread_replicas + args.anti + args.preferred + args.plain
-    print(f"open {args.nodes} nodes / {pods} pods with constraints ({bound} bound at t=0), CPU s over "
-          f"{args.runs} runs: min {min(seconds):.2f}  median {statistics.median(seconds):.2f}")
+        pods = args.nodes + args.spread * args.spread_replicas + args.anti + args.preferred + args.plain
+        print(f"open {args.nodes} nodes / {pods} pods with constraints ({bound} bound at t=0), CPU s over "
+              f"{args.runs} runs: min {min(seconds):.2f}  median {statistics.median(seconds):.2f}", flush=True)
+        if args.outage:
+            outage(path, args.outage)
 
 
 if __name__ == "__main__":

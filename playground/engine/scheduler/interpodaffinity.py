@@ -232,27 +232,36 @@ def active(pod: Pod, counts) -> bool:
 def _selected(pod: Pod, counts) -> bool:
     """A term of a group of counted pods selects `pod`."""
     for group in counts.affinity_groups.values():  # (held pods have no terms: nothing to release)
-        anti, scoring = group_terms(group)
-        for term in anti:
-            if term.matcher.matches(pod):
-                return True
-        for term, _weight in scoring:
-            if term.matcher.matches(pod):
-                return True
+        for terms in group_terms(group):
+            for term, _weight in terms:
+                if term.matcher.matches(pod):
+                    return True
     return False
 
 
-def group_terms(group) -> tuple[tuple[Term, ...], tuple[tuple[Term, int], ...]]:
-    """An AffinityGroup's terms as its pods hold them: the required anti-affinity terms (the
-    existing pods' anti-affinity of the filter), and the terms existing_pod_score adds with their
-    signed weights, in its order."""
+FILTERING, SCORING = 0, 1  # group_terms' two lists
+
+
+def group_terms(group) -> tuple[tuple[tuple[Term, int], ...], tuple[tuple[Term, int], ...]]:
+    """An AffinityGroup's terms as its pods hold them, with their weights: the required
+    anti-affinity terms (the existing pods' anti-affinity of the filter; weight 1), and the terms
+    existing_pod_score adds with their signed weights, in its order."""
     if group.terms is None:
         namespace = group.namespace
         scoring = [(term_in(namespace, t), HARD_POD_AFFINITY_WEIGHT) for t in group.required_affinity]
         scoring += [(term_in(namespace, w.term), w.weight) for w in group.preferred_affinity]
         scoring += [(term_in(namespace, w.term), -w.weight) for w in group.preferred_anti_affinity]
-        group.terms = (tuple(term_in(namespace, t) for t in group.required_anti_affinity), tuple(scoring))
+        group.terms = (tuple((term_in(namespace, t), 1) for t in group.required_anti_affinity), tuple(scoring))
     return group.terms
+
+
+def _group_terms_selecting(counts, pod: Pod, which: int):
+    """(term, weight, group) for each term of the counted pods' groups (group_terms' FILTERING or
+    SCORING list) that selects `pod`."""
+    for group in counts.affinity_groups_now():
+        for term, weight in group_terms(group)[which]:
+            if term.matcher.matches(pod):
+                yield term, weight, group
 
 
 def _pair_mask(columns, pairs: dict[tuple[str, str], int]) -> np.ndarray:
@@ -297,13 +306,11 @@ def _outside_pairs(pairs: dict[tuple[str, str], int], outside: dict[str, int], k
 def existing_anti_counts(pod: Pod, counts, nodes_by_name) -> dict[tuple[str, str], int]:
     """Per (key, value): the existing pods' required anti-affinity terms that select `pod`."""
     pairs: dict[tuple[str, str], int] = {}
-    for group in counts.affinity_groups_now():
-        for term in group_terms(group)[0]:
-            if term.matcher.matches(pod):
-                for name, count in group.by_node.items():
-                    node = nodes_by_name.get(name)
-                    if node is not None:
-                        _add(pairs, term.topology_key, node, count)
+    for term, _weight, group in _group_terms_selecting(counts, pod, FILTERING):
+        for name, count in group.by_node.items():
+            node = nodes_by_name.get(name)
+            if node is not None:
+                _add(pairs, term.topology_key, node, count)
     return pairs
 
 
@@ -312,18 +319,12 @@ def _existing_anti_mask(columns, counts, pod: Pod, nodes_by_name) -> np.ndarray 
     of the term's domain); None when no such term counts anywhere (existing_anti_counts empty)."""
     mask = None
     outside_pairs: dict[tuple[str, str], int] = {}
-    for group in counts.affinity_groups_now():
-        anti = group_terms(group)[0]
-        if not anti:
-            continue
+    for term, weight, group in _group_terms_selecting(counts, pod, FILTERING):
         rows, outside = counts.affinity_rows(group)
-        for term in anti:
-            if not term.matcher.matches(pod):
-                continue
-            in_domain, has = _domain_sums(columns, term.topology_key, rows)
-            if (has & (rows > 0)).any():
-                mask = (in_domain > 0) if mask is None else mask | (in_domain > 0)
-            _outside_pairs(outside_pairs, outside, term.topology_key, 1, nodes_by_name)
+        in_domain, has = _domain_sums(columns, term.topology_key, rows)
+        if (has & (rows > 0)).any():
+            mask = (in_domain > 0) if mask is None else mask | (in_domain > 0)
+        _outside_pairs(outside_pairs, outside, term.topology_key, weight, nodes_by_name)
     if outside_pairs:
         extra = _pair_mask(columns, outside_pairs)
         mask = extra if mask is None else mask | extra
@@ -371,16 +372,11 @@ def score_columns(columns, counts, pod: Pod, nodes_by_name, rows: np.ndarray) ->
         raw += sign * term.weight * in_domain[rows]
     # The existing pods' terms that select the incoming pod (existing_pod_score), a group at a time.
     topology: dict[tuple[str, str], int] = {}
-    for group in counts.affinity_groups_now():
-        scoring = group_terms(group)[1]
-        if not scoring:
-            continue
+    for term, weight, group in _group_terms_selecting(counts, pod, SCORING):
         held, outside = counts.affinity_rows(group)
-        for term, weight in scoring:
-            if term.matcher.matches(pod):
-                in_domain, _ = _domain_sums(columns, term.topology_key, held)
-                raw += weight * in_domain[rows]
-                _outside_pairs(topology, outside, term.topology_key, weight, nodes_by_name)
+        in_domain, _ = _domain_sums(columns, term.topology_key, held)
+        raw += weight * in_domain[rows]
+        _outside_pairs(topology, outside, term.topology_key, weight, nodes_by_name)
     for (key, value), weight in topology.items():
         if weight:
             ids, has, _ = columns.domains(key)

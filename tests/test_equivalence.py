@@ -311,3 +311,24 @@ def test_the_run_key_admits_only_equivalent_pods() -> None:
     # an owner equal but not the same object: `equivalent` admits it, the fast test leaves it to it
     pod = replace(first, name="web-b", uid=2, owner=OwnerRef("ReplicaSet", "web-1"))
     assert equivalence.equivalent(pod, first) and equivalence._RUN_KEY(pod) == key
+
+
+@pytest.mark.parametrize("min_domains, pending", [(1, 0), (3, 0), (4, 57)])
+def test_runs_of_zone_spread_pods_place_as_cycles(min_domains, pending, monkeypatch) -> None:
+    """A Deployment with one DoNotSchedule zone constraint (maxSkew 1) on three zones of uneven
+    size is placed by runs (each pod's window skips the zones the skew rules out, the zone's count
+    rising with each bind) exactly as one cycle after another; with minDomains above the zones there
+    are, the minimum counts as 0 and each zone takes one pod, the rest stay Pending."""
+    pools = "".join(f'[[nodePools]]\nnamePrefix = "{z}-"\ncount = {count}\nlabels = {{ "{ZONE}" = "{z}" }}\n'
+                    f'capacity = {{ cpu = "8", memory = "32Gi", pods = 20 }}\n'
+                    for z, count in (("a", 3), ("b", 5), ("c", 8)))
+    text = (f'[scenario]\nname = "zone-runs"\nseed = 5\n{pools}[[deployments]]\nname = "web"\nreplicas = 60\n'
+            'template = { labels = { app = "web" }, requests = { cpu = "100m" }, topologySpreadConstraints = [{ '
+            f'maxSkew = 1, topologyKey = "{ZONE}", whenUnsatisfiable = "DoNotSchedule", minDomains = {min_domains}, '
+            'labelSelector = { matchLabels = { app = "web" } } }] }\n')
+    scenario = parse_scenario(text)
+    document, state, start, placed = outcome(scenario, 10_000, True, monkeypatch)
+    assert placed > 0
+    assert (document, state, start) == outcome(scenario, 10_000, False, monkeypatch)[:3]
+    pods = json.loads(document)["pods"]
+    assert sum(1 for p in pods if not p.get("node")) == pending

@@ -8,8 +8,11 @@
  *     defaults (HostZonePlan.score: go_round of the host term plus the zone term);
  *   - the tie-break: random.Random.randrange(ties) on a copy of the generator's Mersenne Twister
  *     state (genrand_uint32 and _randbelow_with_getrandbits);
+ *   - a DoNotSchedule spread constraint over a key of few domains on which every row counts
+ *     (podtopologyspread.filter_columns' path over the kept domain sums): a row whose domain's
+ *     matching pods + self-match - the lowest domain's exceed maxSkew leaves the window;
  *   - the bind's effect on the next cycle: the row's requests, pod count, feasibility and score,
- *     the matching pods' host and zone counts.
+ *     the matching pods' host and zone counts, and the constraint's domain sums.
  * Built with -ffp-contract=off: no fused multiply-add, so a*b+c rounds twice, as Python's does.
  */
 
@@ -29,12 +32,12 @@
 
 /* The rows of the `state` matrix (one column per node row). */
 enum { OK_ROW, FEASIBLE, LOCAL, ALLOC_CPU, ALLOC_MEMORY, ALLOC_PODS, REQ_CPU, REQ_MEMORY, NZ_CPU, NZ_MEMORY,
-       POD_COUNT, PREFER_RAW, AFFINITY_RAW, HOST_LIVE, ZONE_IDS, STATE_ROWS };
+       POD_COUNT, PREFER_RAW, AFFINITY_RAW, HOST_LIVE, ZONE_IDS, SKEW_IDS, STATE_ROWS };
 
 /* The `params` vector. */
 enum { P_COUNT, P_START, P_TO_FIND, P_CPU, P_MEMORY, P_TAINT_WEIGHT, P_PREFER, P_AFFINITY_WEIGHT, P_SPREAD,
-       P_LIVE_MAX, P_DOMAINS, P_HOST_EXTRA, P_ZONE_EXTRA, P_HOST_MATCH, P_ZONE_MATCH, P_SPREAD_WEIGHT, P_MT_INDEX,
-       PARAMS };
+       P_LIVE_MAX, P_DOMAINS, P_HOST_EXTRA, P_ZONE_EXTRA, P_HOST_MATCH, P_ZONE_MATCH, P_SPREAD_WEIGHT, P_SKEW,
+       P_SKEW_DOMAINS, P_SKEW_MAX, P_SKEW_SELF, P_SKEW_MIN_DOMAINS, P_MT_INDEX, PARAMS };
 
 /* The rows of `out`: per pod placed. */
 enum { O_ROW, O_START, O_WORDS, O_COUNT, OUT_ROWS };
@@ -128,6 +131,11 @@ static int64_t go_round(double x)
 typedef struct {
     int64_t n, count, to_find, cpu, memory, taint_weight, affinity_weight, spread, live_max, domains,
         host_extra, zone_extra, host_match, zone_match, spread_weight, prefer;
+    /* the DoNotSchedule constraint (skew): its domains' matching pods, and per domain whether a row
+     * there passes for the pod being placed (NULL without the constraint) */
+    int64_t skew_domains, skew_max, skew_self, skew_min_domains;
+    int64_t *skew_sums;
+    char *allowed;
     /* by (matching pods, zone) pair: spread_scores' raw score, the cycle that listed it
      * (note_spread), and the normalized score (for the pairs of its window) */
     int64_t *pair_value, *pair_stamp, *pair_normalized;
@@ -141,10 +149,11 @@ typedef struct {
 /* The window of one cycle: its rows, and how many rows it covered. */
 static int64_t window(const Run *run, int64_t start, int64_t *rows, int64_t *processed)
 {
-    const int64_t *feasible = run->col[FEASIBLE];
+    const int64_t *feasible = run->col[FEASIBLE], *skew_ids = run->col[SKEW_IDS];
+    const char *allowed = run->allowed;
     int64_t found = 0, seen = 0, r = start;
     while (seen < run->n && found < run->to_find) {
-        if (feasible[r])
+        if (feasible[r] && (allowed == NULL || allowed[skew_ids[r]]))
             rows[found++] = r;
         seen++;
         if (++r == run->n)
@@ -178,10 +187,11 @@ static inline void note_spread(Run *run, int64_t row, int64_t mark, int64_t *zon
 static int64_t window_spread(Run *run, int64_t start, int64_t *rows, int64_t *processed, int64_t mark,
                              int64_t *zone_stamp, int64_t *distinct, int64_t *pairs, int64_t *listed, int64_t *count)
 {
-    const int64_t *feasible = run->col[FEASIBLE];
+    const int64_t *feasible = run->col[FEASIBLE], *skew_ids = run->col[SKEW_IDS];
+    const char *allowed = run->allowed;
     int64_t found = 0, seen = 0, r = start, zones = 0, listed_count = 0;
     while (seen < run->n && found < run->to_find) {
-        if (feasible[r]) {
+        if (feasible[r] && (allowed == NULL || allowed[skew_ids[r]])) {
             note_spread(run, r, mark, zone_stamp, &zones, pairs + found, listed, &listed_count);
             rows[found++] = r;
         }
@@ -303,6 +313,23 @@ static void bind(Run *run, int64_t row)
             run->live_max = c[HOST_LIVE][row];
         run->zone_sums[c[ZONE_IDS][row]] += run->zone_match;
     }
+    if (run->allowed != NULL)
+        run->skew_sums[c[SKEW_IDS][row]] += run->skew_self;
+}
+
+/* The skew constraint's verdict per domain for the next pod (filter_columns): the lowest domain's
+ * matching pods (0 below minDomains), and whether a domain's + self-match - it stays within maxSkew. */
+static void skew_allowed(Run *run)
+{
+    const int64_t *sums = run->skew_sums;
+    int64_t lowest = sums[0];
+    for (int64_t d = 1; d < run->skew_domains; d++)
+        if (sums[d] < lowest)
+            lowest = sums[d];
+    if (run->skew_domains < run->skew_min_domains)
+        lowest = 0;
+    for (int64_t d = 0; d < run->skew_domains; d++)
+        run->allowed[d] = sums[d] + run->skew_self - lowest <= run->skew_max;
 }
 
 /* The pods placed; fewer than run->count where a pod fits nowhere (its cycle fails: the ordinary
@@ -315,6 +342,8 @@ static int64_t place(Run *run, int64_t start, int64_t *mt_index, int64_t *rows, 
     for (int64_t j = 0; j < run->count; j++) {
         if (run->spread && (run->live_max + 1) * run->domains > MAX_TABLE)
             return j;
+        if (run->allowed != NULL)
+            skew_allowed(run);
         int64_t processed, distinct = 0, count = 0;
         int64_t found = run->spread
             ? window_spread(run, start, rows, &processed, j + 1, zone_stamp, &distinct, pairs, listed, &count)
@@ -352,16 +381,17 @@ static int get_buffer(PyObject *obj, Py_buffer *view, int floating, Py_ssize_t l
     return 0;
 }
 
-/* place_pods(state, zone_sums, logs, mt, out, params) -> placed
+/* place_pods(state, zone_sums, logs, mt, out, params, skew_sums) -> placed
  * state: int64 [STATE_ROWS, n]; zone_sums: int64 [domains]; logs: float64 [n + 1]; mt: int64 [624];
- * out: int64 [OUT_ROWS, count]; params: int64 [PARAMS] plus n at the end. */
+ * out: int64 [OUT_ROWS, count]; params: int64 [PARAMS] plus n at the end; skew_sums: int64
+ * [skew domains] (at least one item without the constraint). */
 static PyObject *place_pods(PyObject *self, PyObject *args)
 {
-    PyObject *objects[6];
-    if (!PyArg_ParseTuple(args, "OOOOOO", &objects[0], &objects[1], &objects[2], &objects[3], &objects[4],
-                          &objects[5]))
+    PyObject *objects[7];
+    if (!PyArg_ParseTuple(args, "OOOOOOO", &objects[0], &objects[1], &objects[2], &objects[3], &objects[4],
+                          &objects[5], &objects[6]))
         return NULL;
-    Py_buffer params_view, state_view, sums_view, logs_view, mt_view, out_view;
+    Py_buffer params_view, state_view, sums_view, logs_view, mt_view, out_view, skew_view;
     if (get_buffer(objects[5], &params_view, 0, PARAMS + 1, "params") < 0)
         return NULL;
     const int64_t *p = params_view.buf;
@@ -370,10 +400,12 @@ static PyObject *place_pods(PyObject *self, PyObject *args)
                .taint_weight = p[P_TAINT_WEIGHT], .affinity_weight = p[P_AFFINITY_WEIGHT], .spread = p[P_SPREAD],
                .live_max = p[P_LIVE_MAX], .domains = p[P_DOMAINS], .host_extra = p[P_HOST_EXTRA],
                .zone_extra = p[P_ZONE_EXTRA], .host_match = p[P_HOST_MATCH], .zone_match = p[P_ZONE_MATCH],
-               .spread_weight = p[P_SPREAD_WEIGHT], .prefer = p[P_PREFER]};
-    int64_t start = p[P_START], mt_index = p[P_MT_INDEX];
+               .spread_weight = p[P_SPREAD_WEIGHT], .prefer = p[P_PREFER], .skew_domains = p[P_SKEW_DOMAINS],
+               .skew_max = p[P_SKEW_MAX], .skew_self = p[P_SKEW_SELF], .skew_min_domains = p[P_SKEW_MIN_DOMAINS]};
+    int64_t start = p[P_START], mt_index = p[P_MT_INDEX], skew = p[P_SKEW];
     PyBuffer_Release(&params_view);
-    if (n <= 0 || run.to_find <= 0 || run.count < 0 || start < 0 || start >= n || mt_index < 0 || mt_index > MT_N) {
+    if (n <= 0 || run.to_find <= 0 || run.count < 0 || start < 0 || start >= n || mt_index < 0 || mt_index > MT_N
+        || (skew && run.skew_domains <= 0)) {
         PyErr_SetString(PyExc_ValueError, "place_pods: parameters out of range");
         return NULL;
     }
@@ -387,11 +419,14 @@ static PyObject *place_pods(PyObject *self, PyObject *args)
         goto release_logs;
     if (get_buffer(objects[4], &out_view, 0, OUT_ROWS * run.count, "out") < 0)
         goto release_mt;
+    if (get_buffer(objects[6], &skew_view, 0, skew ? run.skew_domains : 1, "skew_sums") < 0)
+        goto release_out;
     for (int i = 0; i < STATE_ROWS; i++)
         run.col[i] = (int64_t *)state_view.buf + i * n;
     for (int i = 0; i < OUT_ROWS; i++)
         run.out[i] = (int64_t *)out_view.buf + i * run.count;
     run.zone_sums = sums_view.buf;
+    run.skew_sums = skew_view.buf;
     run.logs = logs_view.buf;
     run.mt = mt_view.buf;
     /* The pair tables are indexed by host count x domains + zone id: check what indexes them. */
@@ -399,16 +434,26 @@ static PyObject *place_pods(PyObject *self, PyObject *args)
         int64_t z = run.col[ZONE_IDS][r], h = run.col[HOST_LIVE][r];
         if (z < 0 || z >= run.domains || h < 0 || h > run.live_max) {
             PyErr_SetString(PyExc_ValueError, "place_pods: a zone id or host count is out of range");
-            goto release_out;
+            goto release_skew;
+        }
+    }
+    for (int64_t r = 0; skew && r < n; r++) {
+        if (run.col[SKEW_IDS][r] < 0 || run.col[SKEW_IDS][r] >= run.skew_domains) {
+            PyErr_SetString(PyExc_ValueError, "place_pods: a domain id of the DoNotSchedule constraint is out of range");
+            goto release_skew;
         }
     }
     /* rows, best rows, rows' pairs and pairs of a window; the zones' stamps; the pairs' scores and stamps */
     size_t window_size = (size_t)run.to_find, stamps = (size_t)run.domains + 1;
     int64_t *scratch = calloc(4 * window_size + stamps + 3 * MAX_TABLE, sizeof(int64_t));
-    if (scratch == NULL) {
+    char *allowed = skew ? calloc((size_t)run.skew_domains, 1) : NULL;
+    if (scratch == NULL || (skew && allowed == NULL)) {
+        free(scratch);
+        free(allowed);
         PyErr_NoMemory();
-        goto release_out;
+        goto release_skew;
     }
+    run.allowed = allowed;
     int64_t *zone_stamp = scratch + 4 * window_size;
     run.pair_stamp = zone_stamp + stamps;
     run.pair_value = run.pair_stamp + MAX_TABLE;
@@ -419,12 +464,16 @@ static PyObject *place_pods(PyObject *self, PyObject *args)
                    scratch + 3 * window_size, zone_stamp);
     Py_END_ALLOW_THREADS
     free(scratch);
+    free(allowed);
+    PyBuffer_Release(&skew_view);
     PyBuffer_Release(&out_view);
     PyBuffer_Release(&mt_view);
     PyBuffer_Release(&logs_view);
     PyBuffer_Release(&sums_view);
     PyBuffer_Release(&state_view);
     return PyLong_FromLongLong((long long)placed);
+release_skew:
+    PyBuffer_Release(&skew_view);
 release_out:
     PyBuffer_Release(&out_view);
 release_mt:

@@ -68,6 +68,7 @@ from .podtopologyspread import (
     HostZoneTable,
     _shape,
     eligible_rows,
+    every_row_counts,
 )
 
 try:
@@ -80,8 +81,11 @@ except ImportError:  # not built: the ordinary cycle places every pod
 MT_N = 624  # the Mersenne Twister's words
 # The rows of the state matrix that the loop reads and updates, in _placement.c's order.
 STATE_ROWS = ("ok", "feasible", "local", "alloc_cpu", "alloc_memory", "alloc_pods", "req_cpu", "req_memory",
-              "nz_cpu", "nz_memory", "pod_count", "prefer_raw", "affinity_raw", "host_live", "zone_ids")
+              "nz_cpu", "nz_memory", "pod_count", "prefer_raw", "affinity_raw", "host_live", "zone_ids", "skew_ids")
 ROW = {name: i for i, name in enumerate(STATE_ROWS)}
+# A run's DoNotSchedule constraint is tested per domain for each pod: a key of at most this many
+# values (zones, racks; a hostname constraint's pods take their own cycles).
+MAX_SKEW_DOMAINS = 64
 COPIED = ("alloc_cpu", "alloc_memory", "alloc_pods", "req_cpu", "req_memory", "nz_cpu", "nz_memory", "pod_count")
 
 
@@ -115,25 +119,38 @@ class Signature:
     """What a cycle reads of the first pod of a run: a later pod equal to it in all of this is
     equivalent (`equivalent`)."""
 
-    __slots__ = ("first", "cls", "spread", "plan", "zone_sums")
+    __slots__ = ("first", "cls", "spread", "plan", "zone_sums", "skew", "skew_sums")
 
-    def __init__(self, first, cls, spread: tuple, plan, zone_sums: np.ndarray | None) -> None:
+    def __init__(self, first, cls, spread: tuple, plan, zone_sums: np.ndarray | None, skew=None,
+                 skew_sums: np.ndarray | None = None) -> None:
         self.first = first
         self.cls = cls  # snapshot.PodClass: tolerations, node selection
         self.spread = spread  # the ScheduleAnyway constraints (the system defaults' object)
         self.plan = plan  # podtopologyspread.HostZonePlan of `spread`, or None without constraints
         self.zone_sums = zone_sums  # the zone constraint's matching pods per zone (a copy), or None
+        self.skew = skew  # the one DoNotSchedule constraint, or None
+        self.skew_sums = skew_sums  # its matching pods per domain (a copy), or None
 
 
 def signature(scheduler, pod) -> Signature | None:
     """The run signature of `pod`, or None when its cycle needs what a run does not model."""
     topology = scheduler.topology
     if (scheduler.filters is not DEFAULT_FILTERS or scheduler.nominated or pod.nominated_node_name
-            or affinity_active(pod, topology.counts) or scheduler.prefilter_node_names(pod) is not None
-            or topology.constraints(pod, DO_NOT_SCHEDULE)):
+            or affinity_active(pod, topology.counts) or scheduler.prefilter_node_names(pod) is not None):
         return None
     columns = scheduler.columns
     columns.sync(scheduler.node_order(), scheduler.filters)
+    skew = skew_sums = None
+    filtering = topology.constraints(pod, DO_NOT_SCHEDULE)
+    if filtering:
+        # One DoNotSchedule constraint over a key of few domains, on which every row counts (the
+        # filter reads the kept domain sums: podtopologyspread.filter_columns); others keep the cycle.
+        if len(filtering) > 1 or not every_row_counts(columns, pod, filtering) \
+                or columns.domains(filtering[0].topology_key)[2] > MAX_SKEW_DOMAINS:
+            return None
+        skew = filtering[0]
+        counts = topology.counts
+        skew_sums = counts.domain_live(counts.counts(skew.matcher), skew.topology_key).copy()
     spread = topology.constraints(pod, SCHEDULE_ANYWAY)
     plan = zone_sums = None
     if spread:
@@ -146,7 +163,7 @@ def signature(scheduler, pod) -> Signature | None:
     cls = columns.pod_class(pod, scheduler.filters)
     if not columns.placement(pod, cls).feasible.any():
         return None  # its cycle fails: the ordinary one says why
-    return Signature(pod, cls, spread, plan, zone_sums)
+    return Signature(pod, cls, spread, plan, zone_sums, skew, skew_sums)
 
 
 def spread_zone_sums(columns, counts, pod, spread: tuple, plan) -> np.ndarray:
@@ -322,15 +339,22 @@ def _place(scheduler, run: list, sig: Signature) -> int:
         zone_sums = sig.zone_sums
         spread = (1, plan.host.live_max, plan.domains, host_c.max_skew - 1, zone_c.max_skew - 1,
                   int(host_c.matcher.matches(first)), int(zone_c.matcher.matches(first)), WEIGHT)
+    skew = (0,) * 5
+    skew_sums = np.zeros(1, dtype=np.int64)
+    if sig.skew is not None:
+        c = sig.skew
+        state[ROW["skew_ids"]] = columns.domains(c.topology_key)[0]
+        skew_sums = sig.skew_sums
+        skew = (1, len(skew_sums), c.max_skew, int(c.matcher.matches(first)), c.min_domains)
     mt, index = mt_state(scheduler.sim.rng)
     count = len(run)
     params = np.array((count, scheduler.next_start % n,
                        num_feasible_nodes_to_find(n, scheduler.config.percentage_of_nodes_to_score),
                        first.cpu, first.memory, TAINT_TOLERATION.weight, int(columns.prefer_count > 0),
-                       NODE_AFFINITY.weight if first.preferred_node_affinity else 0, *spread, index, n),
+                       NODE_AFFINITY.weight if first.preferred_node_affinity else 0, *spread, *skew, index, n),
                       dtype=np.int64)
     out = np.zeros((4, count), dtype=np.int64)
-    placed = LOOP(state, zone_sums, log_table(n), mt, out, params)
+    placed = LOOP(state, zone_sums, log_table(n), mt, out, params, skew_sums)
     return _bind(scheduler, run, placed, out, order, state)
 
 

@@ -288,7 +288,7 @@ def filter_columns(columns, counts, pod: Pod, constraints: tuple[Constraint, ...
     """Filter on every row: 0 passes, 1 missing label (LABEL_STATUS), 2 skew (SKEW_STATUS)."""
     n = len(columns.nodes)
     verdict = np.zeros(n, dtype=np.int8)
-    if n and _every_row_counts(columns, pod, constraints):
+    if n and every_row_counts(columns, pod, constraints):
         # Every row has every key and counts for every constraint: a domain's matching pods are the
         # sums kept with the counts (PodCounts.domain_live), every domain is present, and a row
         # fails where its domain's skew would pass maxSkew: one gather over the rows a constraint.
@@ -320,7 +320,7 @@ def filter_columns(columns, counts, pod: Pod, constraints: tuple[Constraint, ...
     return verdict
 
 
-def _every_row_counts(columns, pod: Pod, constraints: tuple[Constraint, ...]) -> bool:
+def every_row_counts(columns, pod: Pod, constraints: tuple[Constraint, ...]) -> bool:
     """Every node row has every constraint's key and is eligible for each (eligible_rows is all of
     them): the pod selects no nodes where a constraint honors node affinity, and no row is tainted
     where one honors taints."""

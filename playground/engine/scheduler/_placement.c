@@ -146,14 +146,16 @@ typedef struct {
     int64_t *out[OUT_ROWS];
 } Run;
 
-/* The window of one cycle: its rows, and how many rows it covered. */
-static int64_t window(const Run *run, int64_t start, int64_t *rows, int64_t *processed)
+/* The window of one cycle: its rows, and how many rows it covered. `skew` (a constant where it is
+ * inlined: each loop is compiled without the other's test) adds the DoNotSchedule constraint's. */
+static inline __attribute__((always_inline)) int64_t window_of(const Run *run, int64_t start, int64_t *rows,
+                                                              int64_t *processed, const int skew)
 {
     const int64_t *feasible = run->col[FEASIBLE], *skew_ids = run->col[SKEW_IDS];
     const char *allowed = run->allowed;
     int64_t found = 0, seen = 0, r = start;
     while (seen < run->n && found < run->to_find) {
-        if (feasible[r] && (allowed == NULL || allowed[skew_ids[r]]))
+        if (feasible[r] && (!skew || allowed[skew_ids[r]]))
             rows[found++] = r;
         seen++;
         if (++r == run->n)
@@ -161,6 +163,11 @@ static int64_t window(const Run *run, int64_t start, int64_t *rows, int64_t *pro
     }
     *processed = seen;
     return found;
+}
+
+static int64_t window(const Run *run, int64_t start, int64_t *rows, int64_t *processed)
+{
+    return run->allowed == NULL ? window_of(run, start, rows, processed, 0) : window_of(run, start, rows, processed, 1);
 }
 
 /* A row of a window, for PodTopologySpread: its (matching pods, zone) pair into *pair (a row's raw
@@ -184,14 +191,15 @@ static inline void note_spread(Run *run, int64_t row, int64_t mark, int64_t *zon
 
 /* window() and note_spread of each of its rows in one pass; returns the rows found, the distinct
  * zones in *distinct and the distinct pairs in *count. */
-static int64_t window_spread(Run *run, int64_t start, int64_t *rows, int64_t *processed, int64_t mark,
-                             int64_t *zone_stamp, int64_t *distinct, int64_t *pairs, int64_t *listed, int64_t *count)
+static inline __attribute__((always_inline)) int64_t window_spread_of(
+    Run *run, int64_t start, int64_t *rows, int64_t *processed, int64_t mark, int64_t *zone_stamp, int64_t *distinct,
+    int64_t *pairs, int64_t *listed, int64_t *count, const int skew)
 {
     const int64_t *feasible = run->col[FEASIBLE], *skew_ids = run->col[SKEW_IDS];
     const char *allowed = run->allowed;
     int64_t found = 0, seen = 0, r = start, zones = 0, listed_count = 0;
     while (seen < run->n && found < run->to_find) {
-        if (feasible[r] && (allowed == NULL || allowed[skew_ids[r]])) {
+        if (feasible[r] && (!skew || allowed[skew_ids[r]])) {
             note_spread(run, r, mark, zone_stamp, &zones, pairs + found, listed, &listed_count);
             rows[found++] = r;
         }
@@ -203,6 +211,14 @@ static int64_t window_spread(Run *run, int64_t start, int64_t *rows, int64_t *pr
     *distinct = zones;
     *count = listed_count;
     return found;
+}
+
+static int64_t window_spread(Run *run, int64_t start, int64_t *rows, int64_t *processed, int64_t mark,
+                             int64_t *zone_stamp, int64_t *distinct, int64_t *pairs, int64_t *listed, int64_t *count)
+{
+    if (run->allowed == NULL)
+        return window_spread_of(run, start, rows, processed, mark, zone_stamp, distinct, pairs, listed, count, 0);
+    return window_spread_of(run, start, rows, processed, mark, zone_stamp, distinct, pairs, listed, count, 1);
 }
 
 static int64_t highest_of(const int64_t *raw, const int64_t *rows, int64_t found)

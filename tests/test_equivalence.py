@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import make_sim, nodes_toml
 
 from playground.engine import Simulation
 from playground.engine import scheduler as scheduler_module
@@ -332,3 +333,63 @@ def test_runs_of_zone_spread_pods_place_as_cycles(min_domains, pending, monkeypa
     assert (document, state, start) == outcome(scenario, 10_000, False, monkeypatch)[:3]
     pods = json.loads(document)["pods"]
     assert sum(1 for p in pods if not p.get("node")) == pending
+
+
+HINT_SCENARIOS = ["spread-zone-outage.toml", "anti-affinity-pending.toml", "pending-explained.toml",
+                  "zone-outage.toml", "preemption-full-cluster.toml", "rollout-stuck.toml"]
+
+
+@pytest.mark.parametrize("source", HINT_SCENARIOS + [f"random-{seed}" for seed in range(6)])
+def test_hints_answered_once_per_template_as_pod_by_pod(source: str, monkeypatch) -> None:
+    """Pods of one template rejected by the same plugins share the queueing hints' answer to a batch
+    of cluster events (Scheduler._process_events): the run is the one that asks for every pod."""
+    if source.startswith("random-"):
+        scenario = parse_scenario(random_cluster(int(source.split("-")[1])))
+    else:
+        scenario = load_scenario(Path(__file__).resolve().parent.parent / "scenarios" / source)
+    asked = []
+    worth = scheduler_module.Scheduler.worth_requeuing
+
+    def counted(self, *args):
+        asked.append(1)
+        return worth(self, *args)
+
+    monkeypatch.setattr(scheduler_module.Scheduler, "worth_requeuing", counted)
+
+    def run():
+        sim = Simulation(scenario)
+        sim.run_until_ms(600_000)
+        return json.dumps(snapshot(sim), indent=1), sim.rng.getstate(), len(asked)
+
+    shared = run()
+    monkeypatch.setattr(scheduler_module.Scheduler, "memo_hints", False)
+    asked.clear()
+    each = run()
+    assert shared[:2] == each[:2]
+    assert shared[2] <= each[2]
+
+
+def test_pods_of_one_template_rejected_by_other_plugins_get_their_own_hint() -> None:
+    """The hints' shared answer is per template and rejecting plugins: of two pods of one template in
+    unschedulablePods, a deleted pod's event moves the one NodeResourcesFit rejected (room may be
+    free), not the one TaintToleration rejected (its hint ignores pod deletions)."""
+    from playground.engine.objects import PodTemplate
+    from playground.engine.scheduler.framework import ASSIGNED_POD_DELETE, ClusterEvent
+    from playground.engine.workloads import pod_from_template
+
+    sim = make_sim(nodes_toml("n-", 1))
+    scheduler, store = sim.scheduler, sim.store
+    template = PodTemplate(labels={"app": "web"}, cpu=100)
+    pods = [pod_from_template(sim, name, "default", template, None) for name in ("a", "b")]
+    assert pods[0].labels is pods[1].labels
+    for pod in pods:
+        store.add_pod(pod)
+    queue = scheduler.queue
+    infos = [queue.pop(), queue.pop()]
+    assert [info.key for info in infos] == ["default/a", "default/b"]
+    for info, plugin in zip(infos, ("TaintToleration", "NodeResourcesFit")):
+        info.unschedulable_plugins = frozenset({plugin})
+        queue.add_unschedulable(info, 0)
+    scheduler._events = [ClusterEvent(ASSIGNED_POD_DELETE, "n-1", pod=pods[0])]
+    scheduler._process_events(0)
+    assert sorted(queue.unschedulable) == ["default/a"]

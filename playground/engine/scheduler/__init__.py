@@ -474,6 +474,10 @@ class Scheduler:
 
     # ---------------------------------------------------------------- queueing hints
 
+    # Pods that share a template and their rejecting plugins share the hints' answer to a batch of
+    # events (_process_events); False asks for each pod (the reference the tests compare with).
+    memo_hints = True
+
     def worth_requeuing(self, pod: Pod, plugins: frozenset[str], events: list[ClusterEvent]) -> bool:
         """isPodWorthRequeuing over a batch of events: a pod rejected by no plugin goes back on any
         event; otherwise some rejecting plugin registered for the event must say Queue."""
@@ -498,10 +502,25 @@ class Scheduler:
         if not self.queue.unschedulable:
             return
         pods = self.sim.store.pods
+        # The hints read of a pod only what a cycle does (equivalence's run key, its labels): pods
+        # of one template rejected by the same plugins get one answer for these events (thousands
+        # of Pending replacements during an outage, each told of every bind that may help).
+        run_key, answers = _equivalence._RUN_KEY, {}
 
         def worth(info) -> bool:
             pod = pods.get(info.key)
-            return pod is None or self.worth_requeuing(pod, info.unschedulable_plugins, events)
+            if pod is None:
+                return True
+            plugins = info.unschedulable_plugins
+            if not self.memo_hints:
+                return self.worth_requeuing(pod, plugins, events)
+            key = (pod.namespace, id(pod.labels), plugins)
+            seen = answers.get(key)
+            if seen is not None and seen[0].labels is pod.labels and seen[1] == run_key(pod):
+                return seen[2]
+            answer = self.worth_requeuing(pod, plugins, events)
+            answers[key] = (pod, run_key(pod), answer)
+            return answer
 
         self.queue.move_matching(now, worth)
 

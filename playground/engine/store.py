@@ -432,9 +432,11 @@ class Store:
         finally:
             self._everything_changes = False
             changes, pods = self.changes, self.pods
-            changes.pods.update(pods)
-            changes.pod_fields.update(pods)
-            changes.nodes.update(self.nodes)
+            # (from iterators: given a dict, set.update sizes the table for every key being new, so
+            # a set that already holds most of them took twice the memory: +30 MiB at 150,000 pods)
+            changes.pods.update(iter(pods))
+            changes.pod_fields.update(iter(pods))
+            changes.nodes.update(iter(self.nodes))
             changes.nodes.update(filter(None, map(_NODE_NAME, pods.values())))
 
     def _node_changed(self, what: str, node: Node) -> None:

@@ -75,6 +75,8 @@ def random_cluster(seed: int) -> str:
             # DoNotSchedule: the rows the constraint rejects leave the window (place_one, as _find_rows)
             f'topologySpreadConstraints = [{{ maxSkew = 1, topologyKey = "{ZONE}", whenUnsatisfiable = "DoNotSchedule", '
             f'labelSelector = {{ matchLabels = {{ app = "app-{d}" }} }} }}], ',
+            f'topologySpreadConstraints = [{{ maxSkew = 1, topologyKey = "kubernetes.io/hostname", '
+            f'whenUnsatisfiable = "DoNotSchedule", labelSelector = {{ matchLabels = {{ app = "app-{d}" }} }} }}], ',
             f'nodeSelector = {{ disk = "hdd" }}, topologySpreadConstraints = [{{ maxSkew = 2, '
             f'topologyKey = "kubernetes.io/hostname", whenUnsatisfiable = "DoNotSchedule", minDomains = 3, '
             f'labelSelector = {{ matchLabels = {{ app = "app-{d}" }} }} }}], ',
@@ -314,22 +316,25 @@ def test_the_run_key_admits_only_equivalent_pods() -> None:
     assert equivalence.equivalent(pod, first) and equivalence._RUN_KEY(pod) == key
 
 
-@pytest.mark.parametrize("min_domains, pending", [(1, 0), (3, 0), (4, 57)])
-def test_runs_of_zone_spread_pods_place_as_cycles(min_domains, pending, monkeypatch) -> None:
-    """A Deployment with one DoNotSchedule zone constraint (maxSkew 1) on three zones of uneven
-    size is placed by runs (each pod's window skips the zones the skew rules out, the zone's count
-    rising with each bind) exactly as one cycle after another; with minDomains above the zones there
-    are, the minimum counts as 0 and each zone takes one pod, the rest stay Pending."""
+@pytest.mark.parametrize("key, min_domains, pending", [(ZONE, 1, 0), (ZONE, 3, 0), (ZONE, 4, 57),
+                                                       ("kubernetes.io/hostname", 1, 0),
+                                                       ("kubernetes.io/hostname", 20, 44)])
+def test_runs_of_zone_spread_pods_place_as_cycles(key, min_domains, pending, monkeypatch) -> None:
+    """A Deployment with one DoNotSchedule constraint (maxSkew 1) by zone (three zones of uneven
+    size) or by node (16) is placed by runs (each pod's window skips the domains the skew rules out,
+    the domain's count rising with each bind, the lowest counted again when its last domain rises)
+    exactly as one cycle after another; with minDomains above the domains there are, the minimum
+    counts as 0 and each domain takes one pod, the rest stay Pending."""
     pools = "".join(f'[[nodePools]]\nnamePrefix = "{z}-"\ncount = {count}\nlabels = {{ "{ZONE}" = "{z}" }}\n'
                     f'capacity = {{ cpu = "8", memory = "32Gi", pods = 20 }}\n'
                     for z, count in (("a", 3), ("b", 5), ("c", 8)))
     text = (f'[scenario]\nname = "zone-runs"\nseed = 5\n{pools}[[deployments]]\nname = "web"\nreplicas = 60\n'
             'template = { labels = { app = "web" }, requests = { cpu = "100m" }, topologySpreadConstraints = [{ '
-            f'maxSkew = 1, topologyKey = "{ZONE}", whenUnsatisfiable = "DoNotSchedule", minDomains = {min_domains}, '
+            f'maxSkew = 1, topologyKey = "{key}", whenUnsatisfiable = "DoNotSchedule", minDomains = {min_domains}, '
             'labelSelector = { matchLabels = { app = "web" } } }] }\n')
     scenario = parse_scenario(text)
     document, state, start, placed = outcome(scenario, 10_000, True, monkeypatch)
-    assert placed > 0
+    assert placed == 60 - pending  # every pod that can be placed, by the runs
     assert (document, state, start) == outcome(scenario, 10_000, False, monkeypatch)[:3]
     pods = json.loads(document)["pods"]
     assert sum(1 for p in pods if not p.get("node")) == pending

@@ -131,11 +131,11 @@ static int64_t go_round(double x)
 typedef struct {
     int64_t n, count, to_find, cpu, memory, taint_weight, affinity_weight, spread, live_max, domains,
         host_extra, zone_extra, host_match, zone_match, spread_weight, prefer;
-    /* the DoNotSchedule constraint (skew): its domains' matching pods, and per domain whether a row
-     * there passes for the pod being placed (NULL without the constraint) */
-    int64_t skew_domains, skew_max, skew_self, skew_min_domains;
+    /* the DoNotSchedule constraint (skew, 0 without): its domains' matching pods, the lowest of
+     * them and how many domains have it, and the most a row's domain may hold for the pod being
+     * placed (skew_limit) */
+    int64_t skew, skew_domains, skew_max, skew_self, skew_min_domains, skew_lowest, skew_at_lowest, skew_limit;
     int64_t *skew_sums;
-    char *allowed;
     /* by (matching pods, zone) pair: spread_scores' raw score, the cycle that listed it
      * (note_spread), and the normalized score (for the pairs of its window) */
     int64_t *pair_value, *pair_stamp, *pair_normalized;
@@ -151,11 +151,11 @@ typedef struct {
 static inline __attribute__((always_inline)) int64_t window_of(const Run *run, int64_t start, int64_t *rows,
                                                               int64_t *processed, const int skew)
 {
-    const int64_t *feasible = run->col[FEASIBLE], *skew_ids = run->col[SKEW_IDS];
-    const char *allowed = run->allowed;
+    const int64_t *feasible = run->col[FEASIBLE], *skew_ids = run->col[SKEW_IDS], *sums = run->skew_sums;
+    const int64_t limit = run->skew_limit;
     int64_t found = 0, seen = 0, r = start;
     while (seen < run->n && found < run->to_find) {
-        if (feasible[r] && (!skew || allowed[skew_ids[r]]))
+        if (feasible[r] && (!skew || sums[skew_ids[r]] <= limit))
             rows[found++] = r;
         seen++;
         if (++r == run->n)
@@ -167,7 +167,7 @@ static inline __attribute__((always_inline)) int64_t window_of(const Run *run, i
 
 static int64_t window(const Run *run, int64_t start, int64_t *rows, int64_t *processed)
 {
-    return run->allowed == NULL ? window_of(run, start, rows, processed, 0) : window_of(run, start, rows, processed, 1);
+    return run->skew ? window_of(run, start, rows, processed, 1) : window_of(run, start, rows, processed, 0);
 }
 
 /* A row of a window, for PodTopologySpread: its (matching pods, zone) pair into *pair (a row's raw
@@ -195,11 +195,11 @@ static inline __attribute__((always_inline)) int64_t window_spread_of(
     Run *run, int64_t start, int64_t *rows, int64_t *processed, int64_t mark, int64_t *zone_stamp, int64_t *distinct,
     int64_t *pairs, int64_t *listed, int64_t *count, const int skew)
 {
-    const int64_t *feasible = run->col[FEASIBLE], *skew_ids = run->col[SKEW_IDS];
-    const char *allowed = run->allowed;
+    const int64_t *feasible = run->col[FEASIBLE], *skew_ids = run->col[SKEW_IDS], *sums = run->skew_sums;
+    const int64_t limit = run->skew_limit;
     int64_t found = 0, seen = 0, r = start, zones = 0, listed_count = 0;
     while (seen < run->n && found < run->to_find) {
-        if (feasible[r] && (!skew || allowed[skew_ids[r]])) {
+        if (feasible[r] && (!skew || sums[skew_ids[r]] <= limit)) {
             note_spread(run, r, mark, zone_stamp, &zones, pairs + found, listed, &listed_count);
             rows[found++] = r;
         }
@@ -216,9 +216,9 @@ static inline __attribute__((always_inline)) int64_t window_spread_of(
 static int64_t window_spread(Run *run, int64_t start, int64_t *rows, int64_t *processed, int64_t mark,
                              int64_t *zone_stamp, int64_t *distinct, int64_t *pairs, int64_t *listed, int64_t *count)
 {
-    if (run->allowed == NULL)
-        return window_spread_of(run, start, rows, processed, mark, zone_stamp, distinct, pairs, listed, count, 0);
-    return window_spread_of(run, start, rows, processed, mark, zone_stamp, distinct, pairs, listed, count, 1);
+    if (run->skew)
+        return window_spread_of(run, start, rows, processed, mark, zone_stamp, distinct, pairs, listed, count, 1);
+    return window_spread_of(run, start, rows, processed, mark, zone_stamp, distinct, pairs, listed, count, 0);
 }
 
 static int64_t highest_of(const int64_t *raw, const int64_t *rows, int64_t found)
@@ -310,6 +310,8 @@ static int64_t score_window(Run *run, const int64_t *rows, int64_t found, int64_
     return ties;
 }
 
+static void skew_lowest(Run *run);
+
 static void bind(Run *run, int64_t row)
 {
     int64_t **c = run->col, cpu = run->cpu, memory = run->memory;
@@ -329,23 +331,36 @@ static void bind(Run *run, int64_t row)
             run->live_max = c[HOST_LIVE][row];
         run->zone_sums[c[ZONE_IDS][row]] += run->zone_match;
     }
-    if (run->allowed != NULL)
-        run->skew_sums[c[SKEW_IDS][row]] += run->skew_self;
+    if (run->skew && run->skew_self) {
+        int64_t *sum = &run->skew_sums[c[SKEW_IDS][row]];
+        int was_lowest = *sum == run->skew_lowest;
+        ++*sum;
+        if (was_lowest && --run->skew_at_lowest == 0)
+            skew_lowest(run); /* the last domain at the lowest count rose: count them again */
+    }
 }
 
-/* The skew constraint's verdict per domain for the next pod (filter_columns): the lowest domain's
- * matching pods (0 below minDomains), and whether a domain's + self-match - it stays within maxSkew. */
-static void skew_allowed(Run *run)
+/* The lowest of the skew constraint's domain counts, and how many domains have it (a domain's count
+ * only rises in a run, so this is done again only when the last domain at the lowest rises). */
+static void skew_lowest(Run *run)
 {
     const int64_t *sums = run->skew_sums;
-    int64_t lowest = sums[0];
+    int64_t lowest = sums[0], at = 0;
     for (int64_t d = 1; d < run->skew_domains; d++)
         if (sums[d] < lowest)
             lowest = sums[d];
-    if (run->skew_domains < run->skew_min_domains)
-        lowest = 0;
     for (int64_t d = 0; d < run->skew_domains; d++)
-        run->allowed[d] = sums[d] + run->skew_self - lowest <= run->skew_max;
+        at += sums[d] == lowest;
+    run->skew_lowest = lowest;
+    run->skew_at_lowest = at;
+}
+
+/* The most matching pods a row's domain may hold for the next pod (filter_columns: the domain's
+ * count + self-match - the lowest count, taken as 0 below minDomains, within maxSkew). */
+static void skew_prepare(Run *run)
+{
+    int64_t lowest = run->skew_domains < run->skew_min_domains ? 0 : run->skew_lowest;
+    run->skew_limit = lowest + run->skew_max - run->skew_self;
 }
 
 /* The pods placed; fewer than run->count where a pod fits nowhere (its cycle fails: the ordinary
@@ -358,8 +373,8 @@ static int64_t place(Run *run, int64_t start, int64_t *mt_index, int64_t *rows, 
     for (int64_t j = 0; j < run->count; j++) {
         if (run->spread && (run->live_max + 1) * run->domains > MAX_TABLE)
             return j;
-        if (run->allowed != NULL)
-            skew_allowed(run);
+        if (run->skew)
+            skew_prepare(run);
         int64_t processed, distinct = 0, count = 0;
         int64_t found = run->spread
             ? window_spread(run, start, rows, &processed, j + 1, zone_stamp, &distinct, pairs, listed, &count)
@@ -419,6 +434,7 @@ static PyObject *place_pods(PyObject *self, PyObject *args)
                .spread_weight = p[P_SPREAD_WEIGHT], .prefer = p[P_PREFER], .skew_domains = p[P_SKEW_DOMAINS],
                .skew_max = p[P_SKEW_MAX], .skew_self = p[P_SKEW_SELF], .skew_min_domains = p[P_SKEW_MIN_DOMAINS]};
     int64_t start = p[P_START], mt_index = p[P_MT_INDEX], skew = p[P_SKEW];
+    run.skew = skew;
     PyBuffer_Release(&params_view);
     if (n <= 0 || run.to_find <= 0 || run.count < 0 || start < 0 || start >= n || mt_index < 0 || mt_index > MT_N
         || (skew && run.skew_domains <= 0)) {
@@ -462,14 +478,12 @@ static PyObject *place_pods(PyObject *self, PyObject *args)
     /* rows, best rows, rows' pairs and pairs of a window; the zones' stamps; the pairs' scores and stamps */
     size_t window_size = (size_t)run.to_find, stamps = (size_t)run.domains + 1;
     int64_t *scratch = calloc(4 * window_size + stamps + 3 * MAX_TABLE, sizeof(int64_t));
-    char *allowed = skew ? calloc((size_t)run.skew_domains, 1) : NULL;
-    if (scratch == NULL || (skew && allowed == NULL)) {
-        free(scratch);
-        free(allowed);
+    if (scratch == NULL) {
         PyErr_NoMemory();
         goto release_skew;
     }
-    run.allowed = allowed;
+    if (skew)
+        skew_lowest(&run);
     int64_t *zone_stamp = scratch + 4 * window_size;
     run.pair_stamp = zone_stamp + stamps;
     run.pair_value = run.pair_stamp + MAX_TABLE;
@@ -480,7 +494,6 @@ static PyObject *place_pods(PyObject *self, PyObject *args)
                    scratch + 3 * window_size, zone_stamp);
     Py_END_ALLOW_THREADS
     free(scratch);
-    free(allowed);
     PyBuffer_Release(&skew_view);
     PyBuffer_Release(&out_view);
     PyBuffer_Release(&mt_view);

@@ -83,9 +83,6 @@ MT_N = 624  # the Mersenne Twister's words
 STATE_ROWS = ("ok", "feasible", "local", "alloc_cpu", "alloc_memory", "alloc_pods", "req_cpu", "req_memory",
               "nz_cpu", "nz_memory", "pod_count", "prefer_raw", "affinity_raw", "host_live", "zone_ids", "skew_ids")
 ROW = {name: i for i, name in enumerate(STATE_ROWS)}
-# A run's DoNotSchedule constraint is tested per domain for each pod: a key of at most this many
-# values (zones, racks; a hostname constraint's pods take their own cycles).
-MAX_SKEW_DOMAINS = 64
 COPIED = ("alloc_cpu", "alloc_memory", "alloc_pods", "req_cpu", "req_memory", "nz_cpu", "nz_memory", "pod_count")
 
 
@@ -143,10 +140,9 @@ def signature(scheduler, pod) -> Signature | None:
     skew = skew_sums = None
     filtering = topology.constraints(pod, DO_NOT_SCHEDULE)
     if filtering:
-        # One DoNotSchedule constraint over a key of few domains, on which every row counts (the
-        # filter reads the kept domain sums: podtopologyspread.filter_columns); others keep the cycle.
-        if len(filtering) > 1 or not every_row_counts(columns, pod, filtering) \
-                or columns.domains(filtering[0].topology_key)[2] > MAX_SKEW_DOMAINS:
+        # One DoNotSchedule constraint on whose key every row counts (the filter reads the kept
+        # domain sums: podtopologyspread.filter_columns); others keep the cycle.
+        if len(filtering) > 1 or not every_row_counts(columns, pod, filtering):
             return None
         skew = filtering[0]
         counts = topology.counts

@@ -130,7 +130,7 @@ class PodCounts:
         # good while no group is made or dropped (interpodaffinity.active)
         self.selected: dict[tuple[str, int], tuple[int, dict, bool]] = {}
         self.groups_made = 0  # groups made or dropped so far
-        self.by_priority: dict[int, int] = {}  # priority -> counted pods that have it (none at 0)
+        self.by_priority: dict[int, int] = {}  # priority -> counted pods that have it (no entry at 0 pods)
         # Pods of one label class bound but not counted yet (`hold`), or None when counting at once.
         self._held: list[Pod] | None = None
         store.on_account = self._account

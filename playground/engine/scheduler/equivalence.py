@@ -69,6 +69,7 @@ from .podtopologyspread import (
     _shape,
     eligible_rows,
     every_row_counts,
+    selects_nodes,
 )
 
 try:
@@ -168,8 +169,7 @@ def spread_zone_sums(columns, counts, pod, spread: tuple, plan) -> np.ndarray:
     affinity (nodeAffinityPolicy: Honor, the default), over the nodes the pod may run on
     (podtopologyspread._score_columns). A bind in the run lands on such a node, so the loop adds it."""
     zone_c = spread[1]
-    free = not pod.node_selector and pod.required_node_affinity is None and pod.affinity_node_name is None
-    if free or not zone_c.honor_affinity:
+    if not selects_nodes(pod) or not zone_c.honor_affinity:
         return plan.sums.copy()
     ids, _has, count = columns.domains(zone_c.topology_key)
     eligible = eligible_rows(columns, pod, zone_c, np.ones(len(columns.nodes), dtype=bool))
@@ -268,8 +268,7 @@ def place_one(scheduler, pod, order: list) -> int | None:
     host_live = zone_ids = zone_sums = None
     live_max = domains = host_extra = zone_extra = 0
     if spread:
-        if pod.node_selector or pod.required_node_affinity is not None or pod.affinity_node_name is not None \
-                or _shape(columns, spread) is not HOST_ZONE:
+        if selects_nodes(pod) or _shape(columns, spread) is not HOST_ZONE:
             return None  # (the zone's pods counted over the nodes it may run on: the ordinary cycle)
         plan = HostZoneTable.plan(columns, scheduler.topology.counts, spread)
         if plan is None:

@@ -294,23 +294,20 @@ def _domain_sums(columns, key: str, per_row: np.ndarray) -> tuple[np.ndarray, np
     return np.where(has, sums[ids], 0), has
 
 
-def _outside_pairs(pairs: dict[tuple[str, str], int], outside: dict[str, int], key: str, weight: int,
-                   nodes_by_name) -> None:
-    """The pairs of a group's pods on nodes that are not node rows (as existing_anti_counts adds them)."""
-    for name, count in outside.items():
+def _add_pairs(pairs: dict[tuple[str, str], int], by_node: dict[str, int], key: str, weight: int,
+               nodes_by_name) -> None:
+    """`weight` times a group's pods counted per node name, into the (key, value) pairs of their nodes."""
+    for name, count in by_node.items():
         node = nodes_by_name.get(name)
-        if node is not None and node.labels:
+        if node is not None:
             _add(pairs, key, node, weight * count)
 
 
 def existing_anti_counts(pod: Pod, counts, nodes_by_name) -> dict[tuple[str, str], int]:
     """Per (key, value): the existing pods' required anti-affinity terms that select `pod`."""
     pairs: dict[tuple[str, str], int] = {}
-    for term, _weight, group in _group_terms_selecting(counts, pod, FILTERING):
-        for name, count in group.by_node.items():
-            node = nodes_by_name.get(name)
-            if node is not None:
-                _add(pairs, term.topology_key, node, count)
+    for term, weight, group in _group_terms_selecting(counts, pod, FILTERING):
+        _add_pairs(pairs, group.by_node, term.topology_key, weight, nodes_by_name)
     return pairs
 
 
@@ -324,7 +321,7 @@ def _existing_anti_mask(columns, counts, pod: Pod, nodes_by_name) -> np.ndarray 
         in_domain, has = _domain_sums(columns, term.topology_key, rows)
         if (has & (rows > 0)).any():
             mask = (in_domain > 0) if mask is None else mask | (in_domain > 0)
-        _outside_pairs(outside_pairs, outside, term.topology_key, weight, nodes_by_name)
+        _add_pairs(outside_pairs, outside, term.topology_key, weight, nodes_by_name)  # (not node rows)
     if outside_pairs:
         extra = _pair_mask(columns, outside_pairs)
         mask = extra if mask is None else mask | extra
@@ -376,7 +373,7 @@ def score_columns(columns, counts, pod: Pod, nodes_by_name, rows: np.ndarray) ->
         held, outside = counts.affinity_rows(group)
         in_domain, _ = _domain_sums(columns, term.topology_key, held)
         raw += weight * in_domain[rows]
-        _outside_pairs(topology, outside, term.topology_key, weight, nodes_by_name)
+        _add_pairs(topology, outside, term.topology_key, weight, nodes_by_name)  # (not node rows)
     for (key, value), weight in topology.items():
         if weight:
             ids, has, _ = columns.domains(key)

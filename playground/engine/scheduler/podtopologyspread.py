@@ -268,6 +268,11 @@ def score_reference(pod: Pod, constraints: tuple[Constraint, ...], require_all: 
 
 # ---------------------------------------------------------------- on the node columns
 
+def selects_nodes(pod: Pod) -> bool:
+    """The pod has a nodeSelector or required node affinity (what nodeAffinityPolicy Honor reads)."""
+    return bool(pod.node_selector) or pod.required_node_affinity is not None or pod.affinity_node_name is not None
+
+
 def eligible_rows(columns, pod: Pod, c: Constraint, keys_present: np.ndarray) -> np.ndarray:
     mask = keys_present
     if c.honor_affinity:
@@ -324,7 +329,7 @@ def every_row_counts(columns, pod: Pod, constraints: tuple[Constraint, ...]) -> 
     """Every node row has every constraint's key and is eligible for each (eligible_rows is all of
     them): the pod selects no nodes where a constraint honors node affinity, and no row is tainted
     where one honors taints."""
-    free = not pod.node_selector and pod.required_node_affinity is None and pod.affinity_node_name is None
+    free = not selects_nodes(pod)
     for c in constraints:
         if not columns.has_everywhere(c.topology_key) or (c.honor_affinity and not free) \
                 or (c.honor_taints and columns.special.any()):
@@ -341,7 +346,7 @@ def score_columns(columns, counts, pod: Pod, constraints: tuple[Constraint, ...]
     sums are the ones kept with the counts, and a cycle costs a few gathers over `rows`."""
     if not constraints or not len(rows):
         return np.zeros(len(rows), dtype=np.int64)
-    free = not pod.node_selector and pod.required_node_affinity is None and pod.affinity_node_name is None
+    free = not selects_nodes(pod)
     if free and _shape(columns, constraints) is HOST_ZONE:
         plan = HostZoneTable.plan(columns, counts, constraints)
         if plan is not None:

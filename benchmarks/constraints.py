@@ -6,10 +6,14 @@ of the runs) to open it from its TOML file as `playground sim` does (parse, buil
 at t=0 through the scheduler, the first tick) and the pods placed; asserts nothing.
 
     .venv/bin/python benchmarks/constraints.py [--nodes 5000] [--spread 10] [--spread-replicas 3000]
-        [--anti 1000] [--preferred 2000] [--plain 0] [--runs 3] [--outage HOURS] [--src=DIR] [--profile]
+        [--anti 1000] [--preferred 2000] [--plain 0] [--host-anyway] [--runs 3] [--outage HOURS] [--src=DIR]
+        [--profile]
 
 The defaults are 38,000 pods on 5,000 nodes (5 zones). --plain N adds N pods in 20 Deployments
 without constraints (their runs of equivalent pods stay while the anti-affinity pods exist).
+--host-anyway gives the zone-spread Deployments a second constraint, on kubernetes.io/hostname with
+whenUnsatisfiable ScheduleAnyway (maxSkew 1): the pair many charts ship ("spread over the zones, and
+over the nodes where it can").
 --outage HOURS then powers off the first zone's nodes at 5 m and runs to HOURS simulated hours,
 printing simulated seconds per CPU second every 10 simulated minutes and in all, and the pods left
 Pending (the zone-spread replacements stay Pending: nodeTaintsPolicy Ignore counts the dead zone, so
@@ -54,7 +58,18 @@ template.{rule}
 """
 
 
-def scenario_toml(nodes: int, spread: int, spread_replicas: int, anti: int, preferred: int, plain: int) -> str:
+def spread_rule(name: str, host_anyway: bool) -> str:
+    """The zone DoNotSchedule constraint of a spread Deployment, and with `host_anyway` a hostname
+    ScheduleAnyway one after it."""
+    selector = f'labelSelector = {{ matchLabels = {{ app = "{name}" }} }}'
+    rules = [f'{{ maxSkew = 1, topologyKey = "{ZONE}", whenUnsatisfiable = "DoNotSchedule", {selector} }}']
+    if host_anyway:
+        rules.append(f'{{ maxSkew = 1, topologyKey = "{HOST}", whenUnsatisfiable = "ScheduleAnyway", {selector} }}')
+    return "topologySpreadConstraints = [\n" + "".join(f"  {rule},\n" for rule in rules) + "]"
+
+
+def scenario_toml(nodes: int, spread: int, spread_replicas: int, anti: int, preferred: int, plain: int,
+                  host_anyway: bool = False) -> str:
     parts = ['[scenario]\nname = "constraints"\nseed = 1\n', node_pools_toml(nodes, 5, "32", "128Gi"), """
 [[daemonSets]]
 name = "node-exporter"
@@ -62,10 +77,7 @@ namespace = "monitoring"
 template = { labels = { app = "node-exporter" }, requests = { cpu = "100m", memory = "64Mi" } }
 """]
     for i in range(spread):
-        parts.append(deployment_toml(
-            f"spread-{i}", spread_replicas, "100m", "128Mi",
-            f'topologySpreadConstraints = [\n  {{ maxSkew = 1, topologyKey = "{ZONE}", whenUnsatisfiable = '
-            f'"DoNotSchedule", labelSelector = {{ matchLabels = {{ app = "spread-{i}" }} }} }},\n]'))
+        parts.append(deployment_toml(f"spread-{i}", spread_replicas, "100m", "128Mi", spread_rule(f"spread-{i}", host_anyway)))
     if anti:
         parts.append(deployment_toml("cache", anti, "250m", "256Mi",
                                      'affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution = '
@@ -119,12 +131,15 @@ def main() -> None:
     parser.add_argument("--anti", type=int, default=1000, help="replicas with required hostname anti-affinity")
     parser.add_argument("--preferred", type=int, default=2000, help="replicas with preferred hostname anti-affinity")
     parser.add_argument("--plain", type=int, default=0, help="pods in 20 Deployments without constraints")
+    parser.add_argument("--host-anyway", action="store_true",
+                        help="the zone-spread Deployments also spread over the nodes (hostname, ScheduleAnyway)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--profile", action="store_true", help="print a cProfile summary of one run")
     parser.add_argument("--outage", type=float, default=0, help="then run a zone outage to this many hours")
     parser.add_argument("--src", help="another checkout's directory, given as --src=DIR")
     args = parser.parse_args()
-    text = scenario_toml(args.nodes, args.spread, args.spread_replicas, args.anti, args.preferred, args.plain)
+    text = scenario_toml(args.nodes, args.spread, args.spread_replicas, args.anti, args.preferred, args.plain,
+                         args.host_anyway)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "constraints.toml"
         path.write_text(text)

@@ -80,6 +80,20 @@ def random_cluster(seed: int) -> str:
             f'nodeSelector = {{ disk = "hdd" }}, topologySpreadConstraints = [{{ maxSkew = 2, '
             f'topologyKey = "kubernetes.io/hostname", whenUnsatisfiable = "DoNotSchedule", minDomains = 3, '
             f'labelSelector = {{ matchLabels = {{ app = "app-{d}" }} }} }}], ',
+            # the zone DoNotSchedule + hostname ScheduleAnyway pair (HOST_ONLY's score beside the skew)
+            f'topologySpreadConstraints = [{{ maxSkew = 1, topologyKey = "{ZONE}", whenUnsatisfiable = "DoNotSchedule", '
+            f'labelSelector = {{ matchLabels = {{ app = "app-{d}" }} }} }}, {{ maxSkew = {rng.randint(1, 3)}, '
+            f'topologyKey = "kubernetes.io/hostname", whenUnsatisfiable = "ScheduleAnyway", '
+            f'labelSelector = {{ matchLabels = {{ app = "app-{d}" }} }} }}], ',
+            # a lone hostname ScheduleAnyway constraint on a pod that selects nodes (place_one takes it)
+            f'nodeSelector = {{ disk = "ssd" }}, topologySpreadConstraints = [{{ maxSkew = 1, '
+            f'topologyKey = "kubernetes.io/hostname", whenUnsatisfiable = "ScheduleAnyway", '
+            f'labelSelector = {{ matchLabels = {{ app = "app-{d}" }} }} }}], ',
+            # ... and against a preferred node affinity: the spread score's size decides where they overflow
+            'affinity = { nodeAffinity = { preferredDuringSchedulingIgnoredDuringExecution = [{ weight = 20, '
+            'preference = { matchExpressions = [{ key = "disk", operator = "In", values = ["hdd"] }] } }] } }, '
+            f'topologySpreadConstraints = [{{ maxSkew = 1, topologyKey = "kubernetes.io/hostname", '
+            f'whenUnsatisfiable = "ScheduleAnyway", labelSelector = {{ matchLabels = {{ app = "app-{d}" }} }} }}], ',
             # pod anti-affinity against its own pods only: the other Deployments' pods keep their runs
             f'affinity = {{ podAntiAffinity = {{ requiredDuringSchedulingIgnoredDuringExecution = [{{ '
             f'labelSelector = {{ matchLabels = {{ app = "app-{d}" }} }}, topologyKey = "kubernetes.io/hostname" }}] }} }}, '])
@@ -338,6 +352,58 @@ def test_runs_of_zone_spread_pods_place_as_cycles(key, min_domains, pending, mon
     assert (document, state, start) == outcome(scenario, 10_000, False, monkeypatch)[:3]
     pods = json.loads(document)["pods"]
     assert sum(1 for p in pods if not p.get("node")) == pending
+
+
+@pytest.mark.parametrize("zone_rule", ["DoNotSchedule", None])
+def test_runs_spread_over_the_nodes_with_a_hostname_preference_as_cycles(zone_rule, monkeypatch) -> None:
+    """The pair many charts ship, a zone DoNotSchedule constraint and a hostname ScheduleAnyway one
+    (or the hostname one alone), is placed by runs exactly as one cycle after another: the loop
+    scores the hostname constraint as the system defaults' pair with a zone term of 0. On identical
+    nodes the preference spreads each zone's pods evenly over its nodes."""
+    pools = "".join(f'[[nodePools]]\nnamePrefix = "{z}-"\ncount = {count}\nlabels = {{ "{ZONE}" = "{z}" }}\n'
+                    f'capacity = {{ cpu = "8", memory = "32Gi", pods = 20 }}\n'
+                    for z, count in (("a", 3), ("b", 5), ("c", 8)))
+    selector = 'labelSelector = { matchLabels = { app = "web" } }'
+    rules = [f'{{ maxSkew = 1, topologyKey = "kubernetes.io/hostname", whenUnsatisfiable = "ScheduleAnyway", {selector} }}']
+    if zone_rule:
+        rules.insert(0, f'{{ maxSkew = 1, topologyKey = "{ZONE}", whenUnsatisfiable = "{zone_rule}", {selector} }}')
+    text = (f'[scenario]\nname = "host-runs"\nseed = 5\n{pools}[[deployments]]\nname = "web"\nreplicas = 60\n'
+            'template = { labels = { app = "web" }, requests = { cpu = "100m" }, topologySpreadConstraints = ['
+            + ", ".join(rules) + '] }\n')
+    scenario = parse_scenario(text)
+    document, state, start, placed = outcome(scenario, 10_000, True, monkeypatch)
+    assert placed == 60  # every pod, by the runs
+    assert (document, state, start) == outcome(scenario, 10_000, False, monkeypatch)[:3]
+    by_node: dict[str, int] = {}
+    for pod in json.loads(document)["pods"]:
+        by_node[pod["node"]] = by_node.get(pod["node"], 0) + 1
+    per_zone = {z: [by_node.get(f"{z}-{i}", 0) for i in range(1, count + 1)] for z, count in (("a", 3), ("b", 5), ("c", 8))}
+    assert all(max(counts) - min(counts) <= 1 for counts in per_zone.values()), per_zone
+    if zone_rule:
+        assert [sum(counts) for counts in per_zone.values()] == [20, 20, 20]
+    else:
+        assert max(by_node.values()) - min(by_node.values()) <= 1, by_node
+
+
+def test_runs_weigh_a_hostname_preference_against_node_affinity_as_cycles(monkeypatch) -> None:
+    """Pods that prefer ssd nodes (preferred node affinity) and spreading over the nodes (hostname,
+    ScheduleAnyway, maxSkew 1) pile on the ssd nodes until the spread score outweighs the affinity,
+    then overflow to the hdd ones: where that happens depends on every point of both normalized
+    scores, and the runs place them where one cycle after another does."""
+    pools = "".join(f'[[nodePools]]\nnamePrefix = "{d}-"\ncount = 4\nlabels = {{ "{ZONE}" = "a", disk = "{d}" }}\n'
+                    'capacity = { cpu = "8", memory = "32Gi", pods = 30 }\n' for d in ("ssd", "hdd"))
+    text = (f'[scenario]\nname = "host-affinity"\nseed = 5\n{pools}[[deployments]]\nname = "web"\nreplicas = 60\n'
+            'template = { labels = { app = "web" }, requests = { cpu = "100m" }, '
+            'affinity = { nodeAffinity = { preferredDuringSchedulingIgnoredDuringExecution = [{ weight = 50, '
+            'preference = { matchExpressions = [{ key = "disk", operator = "In", values = ["ssd"] }] } }] } }, '
+            'topologySpreadConstraints = [{ maxSkew = 1, topologyKey = "kubernetes.io/hostname", '
+            'whenUnsatisfiable = "ScheduleAnyway", labelSelector = { matchLabels = { app = "web" } } }] }\n')
+    scenario = parse_scenario(text)
+    document, state, start, placed = outcome(scenario, 10_000, True, monkeypatch)
+    assert placed == 60
+    assert (document, state, start) == outcome(scenario, 10_000, False, monkeypatch)[:3]
+    on_ssd = sum(1 for pod in json.loads(document)["pods"] if pod["node"].startswith("ssd-"))
+    assert 30 < on_ssd < 60
 
 
 HINT_SCENARIOS = ["spread-zone-outage.toml", "anti-affinity-pending.toml", "pending-explained.toml",

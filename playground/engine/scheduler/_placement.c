@@ -5,7 +5,8 @@
  *   - the window: findNodesThatPassFilters' round robin from next_start (feasible_window);
  *   - the scores: the placement's per-node part (snapshot.local_score), TaintToleration and
  *     NodeAffinity normalized over the window (NodeColumns.score), PodTopologySpread's system
- *     defaults (HostZonePlan.score: go_round of the host term plus the zone term);
+ *     defaults (HostZonePlan.score: go_round of the host term plus the zone term; a lone hostname
+ *     constraint comes as one zone whose term is 0.0, equivalence.spread_inputs);
  *   - the tie-break: random.Random.randrange(ties) on a copy of the generator's Mersenne Twister
  *     state (genrand_uint32 and _randbelow_with_getrandbits);
  *   - a DoNotSchedule spread constraint over a key of few domains on which every row counts

@@ -10,10 +10,11 @@ call of `place_pods`, a loop in C (`_placement.c`) that runs each pod's cycle as
 
 - the round-robin window from next_start over the feasible rows (numFeasibleNodesToFind of them);
 - the scores: LeastAllocated and BalancedAllocation (the placement's per-node part), TaintToleration
-  and NodeAffinity normalized over the window, PodTopologySpread's system defaults (the HOST_ZONE
-  shape of podtopologyspread.py: a hostname and a zone constraint, the zone's pods counted on every
-  node or, for a pod that selects nodes, on those it may run on) in the same float64 operations, in
-  the same order, rounded as math.Round;
+  and NodeAffinity normalized over the window, PodTopologySpread's ScheduleAnyway constraints of the
+  system defaults' shape (HOST_ZONE in podtopologyspread.py: a hostname and a zone constraint, the
+  zone's pods counted on every node or, for a pod that selects nodes, on those it may run on) or a
+  lone hostname one (HOST_ONLY, as HOST_ZONE with a zone term of 0: the usual partner of a zone
+  DoNotSchedule constraint) in the same float64 operations, in the same order, rounded as math.Round;
 - the tie-break: Python's `random.Random.randrange` on the simulation's generator, drawn here from a
   copy of its Mersenne Twister state (the same 32-bit words, the same rejection loop);
 - the bind's effect on what the next cycle reads: the row's requests, pod count, feasibility and
@@ -28,8 +29,9 @@ store, kubelets), checking after each bind that nothing else changed what the ne
 (another row, a nomination, a node's taints, a pod added to the queue, a kubelet rejecting the pod).
 Where something did, the run ends there: the rest of the run goes back to the queue as it was,
 next_start and the generator as after the last pod bound, and the ordinary cycle goes on. What the run cannot model
-(nominated pods, pod affinity, DoNotSchedule spread constraints, a filter list other than the
-default) keeps the ordinary cycle. A bind's cluster events reach the pods in unschedulablePods as
+(nominated pods, pod affinity, DoNotSchedule spread constraints other than one on a key every row
+counts for, ScheduleAnyway ones of another shape, a filter list other than the default) keeps the
+ordinary cycle. A bind's cluster events reach the pods in unschedulablePods as
 after an ordinary cycle; one that moves a pod back to the queue (a push) ends the run. tests/test_equivalence.py
 compares both on random clusters, and every shipped scenario with runs of any length.
 
@@ -62,7 +64,9 @@ from .plugins import DEFAULT_FILTERS, NODE_AFFINITY, TAINT_TOLERATION
 from .podcounts import has_pod_affinity
 from .podtopologyspread import (
     DO_NOT_SCHEDULE,
+    HOST_ONLY,
     HOST_ZONE,
+    MAX_PAIRS,
     SCHEDULE_ANYWAY,
     WEIGHT,
     HostZoneTable,
@@ -117,15 +121,13 @@ class Signature:
     """What a cycle reads of the first pod of a run: a later pod equal to it in all of this is
     equivalent (`equivalent`)."""
 
-    __slots__ = ("first", "cls", "spread", "plan", "zone_sums", "skew", "skew_sums")
+    __slots__ = ("first", "cls", "spread", "skew", "skew_sums")
 
-    def __init__(self, first, cls, spread: tuple, plan, zone_sums: np.ndarray | None, skew=None,
+    def __init__(self, first, cls, spread: "SpreadInputs | None", skew=None,
                  skew_sums: np.ndarray | None = None) -> None:
         self.first = first
         self.cls = cls  # snapshot.PodClass: tolerations, node selection
-        self.spread = spread  # the ScheduleAnyway constraints (the system defaults' object)
-        self.plan = plan  # podtopologyspread.HostZonePlan of `spread`, or None without constraints
-        self.zone_sums = zone_sums  # the zone constraint's matching pods per zone (a copy), or None
+        self.spread = spread  # what the loop reads of the ScheduleAnyway constraints (its zone sums a copy)
         self.skew = skew  # the one DoNotSchedule constraint, or None
         self.skew_sums = skew_sums  # its matching pods per domain (a copy), or None
 
@@ -149,18 +151,76 @@ def signature(scheduler, pod) -> Signature | None:
         counts = topology.counts
         skew_sums = counts.domain_live(counts.counts(skew.matcher), skew.topology_key).copy()
     spread = topology.constraints(pod, SCHEDULE_ANYWAY)
-    plan = zone_sums = None
+    inputs = None
     if spread:
-        if _shape(columns, spread) is not HOST_ZONE:
+        inputs = spread_inputs(columns, topology.counts, pod, spread, run=True)
+        if inputs is None:
             return None
-        plan = HostZoneTable.plan(columns, topology.counts, spread)  # the loop keeps its table's bound
-        if plan is None:
-            return None
-        zone_sums = spread_zone_sums(columns, topology.counts, pod, spread, plan)
     cls = columns.pod_class(pod, scheduler.filters)
     if not columns.placement(pod, cls).feasible.any():
         return None  # its cycle fails: the ordinary one says why
-    return Signature(pod, cls, spread, plan, zone_sums, skew, skew_sums)
+    return Signature(pod, cls, inputs, skew, skew_sums)
+
+
+class SpreadInputs:
+    """What the compiled code reads of a pod's ScheduleAnyway constraints: the matching pods per
+    row of the hostname constraint, each row's zone id, the zone constraint's matching pods per
+    zone, the pair table's bounds, maxSkew - 1 of each and whether the pod matches each selector.
+    HOST_ONLY is HOST_ZONE with one domain holding no pod, whose maxSkew - 1 is 0 and which the pod
+    does not match: each row's zone term is 0 x weight + 0 = 0.0, which changes no sum."""
+
+    __slots__ = ("host_live", "zone_ids", "zone_sums", "live_max", "domains", "host_extra", "zone_extra",
+                 "host_match", "zone_match")
+
+    def params(self) -> tuple:
+        """The loop's spread parameters (P_SPREAD .. P_SPREAD_WEIGHT)."""
+        return (1, self.live_max, self.domains, self.host_extra, self.zone_extra, self.host_match, self.zone_match,
+                WEIGHT)
+
+
+def spread_inputs(columns, counts, pod, spread: tuple, run: bool) -> SpreadInputs | None:
+    """The compiled code's inputs for `spread` (the pod's ScheduleAnyway constraints), or None where
+    it does not model their score: another shape, a pair table too large (HostZoneTable.plan), or,
+    for one pod (`run` False: place_one, which reads the zone sums in place), a zone constraint
+    counted over the nodes the pod may run on. A run gets its own zone sums (the loop adds its
+    binds to them)."""
+    shape = _shape(columns, spread)
+    inputs = SpreadInputs()
+    if shape is HOST_ZONE:
+        if not run and selects_nodes(pod):
+            return None
+        plan = HostZoneTable.plan(columns, counts, spread)
+        if plan is None:
+            return None
+        inputs.zone_ids = columns.domains(plan.key)[0]
+        inputs.zone_sums = spread_zone_sums(columns, counts, pod, spread, plan) if run else plan.sums
+        inputs.domains, inputs.zone_extra = plan.domains, spread[1].max_skew - 1
+        inputs.zone_match = int(spread[1].matcher.matches(pod))
+        host = plan.host
+    elif shape is HOST_ONLY:
+        host = counts.counts(spread[0].matcher)
+        if host.live_max + 1 > MAX_PAIRS:
+            return None
+        inputs.zone_ids = _zeros(len(columns.nodes))
+        inputs.zone_sums = np.zeros(1, dtype=np.int64)
+        inputs.domains, inputs.zone_extra, inputs.zone_match = 1, 0, 0
+    else:
+        return None
+    inputs.host_live, inputs.live_max = host.live, host.live_max
+    inputs.host_extra, inputs.host_match = spread[0].max_skew - 1, int(spread[0].matcher.matches(pod))
+    return inputs
+
+
+_ZEROS: dict[int, np.ndarray] = {}
+
+
+def _zeros(n: int) -> np.ndarray:
+    """HOST_ONLY's zone ids: every row in domain 0 (read, never written)."""
+    zeros = _ZEROS.get(n)
+    if zeros is None:
+        zeros = _ZEROS[n] = np.zeros(n, dtype=np.int64)
+        zeros.flags.writeable = False
+    return zeros
 
 
 def spread_zone_sums(columns, counts, pod, spread: tuple, plan) -> np.ndarray:
@@ -268,14 +328,11 @@ def place_one(scheduler, pod, order: list) -> int | None:
     host_live = zone_ids = zone_sums = None
     live_max = domains = host_extra = zone_extra = 0
     if spread:
-        if selects_nodes(pod) or _shape(columns, spread) is not HOST_ZONE:
-            return None  # (the zone's pods counted over the nodes it may run on: the ordinary cycle)
-        plan = HostZoneTable.plan(columns, scheduler.topology.counts, spread)
-        if plan is None:
+        inputs = spread_inputs(columns, scheduler.topology.counts, pod, spread, run=False)
+        if inputs is None:
             return None
-        host_live, zone_ids, zone_sums = plan.host.live, columns.domains(plan.key)[0], plan.sums
-        live_max, domains = plan.host.live_max, plan.domains
-        host_extra, zone_extra = spread[0].max_skew - 1, spread[1].max_skew - 1
+        host_live, zone_ids, zone_sums = inputs.host_live, inputs.zone_ids, inputs.zone_sums
+        live_max, domains, host_extra, zone_extra = inputs.live_max, inputs.domains, inputs.host_extra, inputs.zone_extra
     cls = columns.pod_class(pod, scheduler.filters)
     placement = columns.placement(pod, cls)
     feasible = placement.feasible
@@ -324,16 +381,14 @@ def _place(scheduler, run: list, sig: Signature) -> int:
         state[ROW["prefer_raw"]] = columns.prefer_raw(sig.cls, first)
     if first.preferred_node_affinity:
         state[ROW["affinity_raw"]] = columns.affinity_raw(first)
-    plan = sig.plan
     spread = (0,) * 8
     zone_sums = np.zeros(1, dtype=np.int64)
-    if plan is not None:
-        host_c, zone_c = sig.spread
-        state[ROW["host_live"]] = plan.host.live
-        state[ROW["zone_ids"]] = columns.domains(plan.key)[0]
-        zone_sums = sig.zone_sums
-        spread = (1, plan.host.live_max, plan.domains, host_c.max_skew - 1, zone_c.max_skew - 1,
-                  int(host_c.matcher.matches(first)), int(zone_c.matcher.matches(first)), WEIGHT)
+    if sig.spread is not None:
+        inputs = sig.spread
+        state[ROW["host_live"]] = inputs.host_live
+        state[ROW["zone_ids"]] = inputs.zone_ids
+        zone_sums = inputs.zone_sums
+        spread = inputs.params()
     skew = (0,) * 5
     skew_sums = np.zeros(1, dtype=np.int64)
     if sig.skew is not None:

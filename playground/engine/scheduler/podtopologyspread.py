@@ -474,7 +474,7 @@ class HostZoneTable:
             if len(plans) > 1024:
                 plans.clear()
             plan = plans[id(constraints)] = HostZonePlan(columns, counts, constraints)
-        if (plan.host.live_max + 1) * plan.domains > 4096:
+        if (plan.host.live_max + 1) * plan.domains > MAX_PAIRS:
             return None
         return plan
 
@@ -518,6 +518,7 @@ class HostZonePlan:
         return raw
 
 
+MAX_PAIRS = 4096  # (matching pods, domain) pairs a raw table holds (and _placement.c's MAX_TABLE)
 ARRAY_FROM = 16  # rows of a raw table from which a column is scored with arrays (_score_domains)
 
 
@@ -574,10 +575,24 @@ def _score_domains(entry: RawTable, weights: tuple[float, float, int, int], curr
     entry.sums = current
 
 
+class HostOnly:
+    """The shape of a lone hostname constraint (a zone DoNotSchedule constraint's usual
+    ScheduleAnyway partner). A node's raw score is go_round(matching pods on it x the hostname
+    weight + maxSkew - 1) whatever the policies say (Score counts a hostname constraint's pods on
+    the node itself), so the compiled code scores it as HOST_ZONE with one domain whose term is
+    0 x weight + 0 = 0.0, which adds nothing to any float."""
+
+    __slots__ = ()
+
+    def __reduce__(self) -> str:
+        return "HOST_ONLY"
+
+
 def _shape(columns, constraints: tuple[Constraint, ...]):
     """HOST_ZONE when `constraints` are a hostname constraint then one other, both counting every
-    node (no policy that drops nodes) and every node has both keys; else None. Cached on the node
-    columns (until their rows change), per constraints object."""
+    node (no policy that drops nodes) and every node has both keys; HOST_ONLY for a lone hostname
+    constraint where every node has the key; else None. Cached on the node columns (until their
+    rows change), per constraints object."""
     shapes = columns.spread_shapes
     entry = shapes.get(id(constraints))
     if entry is not None and entry[0] is constraints:
@@ -587,6 +602,9 @@ def _shape(columns, constraints: tuple[Constraint, ...]):
             and constraints[1].topology_key != HOSTNAME_LABEL
             and all(not c.honor_taints and columns.has_everywhere(c.topology_key) for c in constraints)):
         shape = HOST_ZONE
+    elif (len(constraints) == 1 and constraints[0].topology_key == HOSTNAME_LABEL
+            and columns.has_everywhere(HOSTNAME_LABEL)):
+        shape = HOST_ONLY
     if len(shapes) > 1024:
         shapes.clear()
     shapes[id(constraints)] = (constraints, shape)
@@ -594,3 +612,4 @@ def _shape(columns, constraints: tuple[Constraint, ...]):
 
 
 HOST_ZONE = HostZoneTable()
+HOST_ONLY = HostOnly()

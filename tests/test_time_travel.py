@@ -152,6 +152,27 @@ def test_memory_is_bounded_and_going_back_past_every_checkpoint_rebuilds_from_th
     assert document(sim) == document(straight("zone-outage", 5_000))
 
 
+def test_switching_to_a_branch_forked_at_instant_0_once_its_checkpoint_is_gone():
+    """A cordon at instant 0 after going back there forks the old future; once the checkpoints are
+    thinned past instant 0 (a small budget), switching back to that future rebuilds the scenario and
+    runs instant 0 with the branch's operations (none), not the cordon of the future left. Found by
+    the random travel below."""
+    sim = Simulation(_LOADED["drain-pdb"])
+    history = sim.enable_history(budget=50_000)
+    sim.step()
+    sim.rewind(1)
+    assert sim.apply(Operation("cordon", node="n-1")).ok
+    sim.run_until(31)
+    assert all(cp.time > 0 for cp in history.checkpoints)
+    history.switch("branch-1")
+    assert sim.now == 1_000 and not sim.store.nodes["n-1"].unschedulable
+    assert (document(sim), event_log(sim)) == (document(straight("drain-pdb", 1_000)),
+                                               event_log(straight("drain-pdb", 1_000)))
+    history.switch("branch-2")
+    expected = straight("drain-pdb", 31_000, [(0, Operation("cordon", node="n-1"))])
+    assert sim.now == 31_000 and (document(sim), event_log(sim)) == (document(expected), event_log(expected))
+
+
 def test_a_refused_invalid_operation_does_not_fork():
     sim = Simulation(_LOADED["node-failure"])
     sim.enable_history()

@@ -438,8 +438,10 @@ class History:
         differs = min([ops[common][0] for ops in (self.operations, branch.operations) if common < len(ops)]
                       + [branch.forked_at])
         self._keep_branch(differs)
-        self._restore_before(min(differs, self.now), max_applied=common)
+        # The branch's operations before the restore: restoring from before every checkpoint kept
+        # rebuilds the scenario and runs instant 0, which applies the operations recorded for it.
         self.operations = list(branch.operations)
+        self._restore_before(min(differs, self.now), max_applied=common)
         self._forget_future()
         self.advance(branch.head)
 

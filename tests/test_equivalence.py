@@ -85,6 +85,11 @@ def random_cluster(seed: int) -> str:
             f'labelSelector = {{ matchLabels = {{ app = "app-{d}" }} }} }}, {{ maxSkew = {rng.randint(1, 3)}, '
             f'topologyKey = "kubernetes.io/hostname", whenUnsatisfiable = "ScheduleAnyway", '
             f'labelSelector = {{ matchLabels = {{ app = "app-{d}" }} }} }}], ',
+            # the system defaults' pair the other way round (ZONE_HOST: the terms added in the other order)
+            f'topologySpreadConstraints = [{{ maxSkew = {rng.randint(1, 3)}, topologyKey = "{ZONE}", '
+            f'whenUnsatisfiable = "ScheduleAnyway", labelSelector = {{ matchLabels = {{ app = "app-{d}" }} }} }}, '
+            f'{{ maxSkew = 1, topologyKey = "kubernetes.io/hostname", whenUnsatisfiable = "ScheduleAnyway", '
+            f'labelSelector = {{ matchLabels = {{ app = "app-{d}" }} }} }}], ',
             # a lone hostname ScheduleAnyway constraint on a pod that selects nodes (place_one takes it)
             f'nodeSelector = {{ disk = "ssd" }}, topologySpreadConstraints = [{{ maxSkew = 1, '
             f'topologyKey = "kubernetes.io/hostname", whenUnsatisfiable = "ScheduleAnyway", '
@@ -354,12 +359,13 @@ def test_runs_of_zone_spread_pods_place_as_cycles(key, min_domains, pending, mon
     assert sum(1 for p in pods if not p.get("node")) == pending
 
 
-@pytest.mark.parametrize("zone_rule", ["DoNotSchedule", None])
+@pytest.mark.parametrize("zone_rule", ["DoNotSchedule", "ScheduleAnyway", None])
 def test_runs_spread_over_the_nodes_with_a_hostname_preference_as_cycles(zone_rule, monkeypatch) -> None:
     """The pair many charts ship, a zone DoNotSchedule constraint and a hostname ScheduleAnyway one
-    (or the hostname one alone), is placed by runs exactly as one cycle after another: the loop
-    scores the hostname constraint as the system defaults' pair with a zone term of 0. On identical
-    nodes the preference spreads each zone's pods evenly over its nodes."""
+    (or the hostname one alone, or after a zone ScheduleAnyway one), is placed by runs exactly as one
+    cycle after another: the loop scores the hostname constraint as the system defaults' pair with a
+    zone term of 0 (or as that pair, its terms added the other way round). On identical nodes the
+    preference spreads each zone's pods evenly over its nodes."""
     pools = "".join(f'[[nodePools]]\nnamePrefix = "{z}-"\ncount = {count}\nlabels = {{ "{ZONE}" = "{z}" }}\n'
                     f'capacity = {{ cpu = "8", memory = "32Gi", pods = 20 }}\n'
                     for z, count in (("a", 3), ("b", 5), ("c", 8)))
@@ -379,8 +385,11 @@ def test_runs_spread_over_the_nodes_with_a_hostname_preference_as_cycles(zone_ru
         by_node[pod["node"]] = by_node.get(pod["node"], 0) + 1
     per_zone = {z: [by_node.get(f"{z}-{i}", 0) for i in range(1, count + 1)] for z, count in (("a", 3), ("b", 5), ("c", 8))}
     assert all(max(counts) - min(counts) <= 1 for counts in per_zone.values()), per_zone
-    if zone_rule:
+    if zone_rule == "DoNotSchedule":
         assert [sum(counts) for counts in per_zone.values()] == [20, 20, 20]
+    elif zone_rule:  # the zone preference pulls pods to the small zone: more than its 3 of 16 nodes' share
+        a, _b, c = (sum(counts) for counts in per_zone.values())
+        assert a > 60 * 3 // 16 and c < 60 * 8 // 16
     else:
         assert max(by_node.values()) - min(by_node.values()) <= 1, by_node
 

@@ -12,8 +12,8 @@ call of `place_pods`, a loop in C (`_placement.c`) that runs each pod's cycle as
 - the scores: LeastAllocated and BalancedAllocation (the placement's per-node part), TaintToleration
   and NodeAffinity normalized over the window, PodTopologySpread's ScheduleAnyway constraints of the
   system defaults' shape (HOST_ZONE in podtopologyspread.py: a hostname and a zone constraint, the
-  zone's pods counted on every node or, for a pod that selects nodes, on those it may run on) or a
-  lone hostname one (HOST_ONLY, as HOST_ZONE with a zone term of 0: the usual partner of a zone
+  zone's pods counted on every node or, for a pod that selects nodes, on those it may run on; the
+  same pair the other way round, ZONE_HOST) or a lone hostname one (HOST_ONLY, as HOST_ZONE with a zone term of 0: the usual partner of a zone
   DoNotSchedule constraint) in the same float64 operations, in the same order, rounded as math.Round;
 - the tie-break: Python's `random.Random.randrange` on the simulation's generator, drawn here from a
   copy of its Mersenne Twister state (the same 32-bit words, the same rejection loop);
@@ -69,11 +69,13 @@ from .podtopologyspread import (
     MAX_PAIRS,
     SCHEDULE_ANYWAY,
     WEIGHT,
+    ZONE_HOST,
     HostZoneTable,
     _shape,
     eligible_rows,
     every_row_counts,
     selects_nodes,
+    swapped,
 )
 
 try:
@@ -186,6 +188,8 @@ def spread_inputs(columns, counts, pod, spread: tuple, run: bool) -> SpreadInput
     binds to them)."""
     shape = _shape(columns, spread)
     inputs = SpreadInputs()
+    if shape is ZONE_HOST:
+        spread, shape = swapped(spread), HOST_ZONE
     if shape is HOST_ZONE:
         if not run and selects_nodes(pod):
             return None

@@ -575,6 +575,32 @@ def _score_domains(entry: RawTable, weights: tuple[float, float, int, int], curr
     entry.sums = current
 
 
+class ZoneHost:
+    """HOST_ZONE's pair written the other way round (the zone constraint first, as charts often
+    list them). The plugin adds each constraint's term to a score that starts at 0.0: 0.0 + a is a
+    and a + b is b + a in floats, so a node's raw score is HOST_ZONE's of the pair swapped
+    (`swapped`)."""
+
+    __slots__ = ()
+
+    def __reduce__(self) -> str:
+        return "ZONE_HOST"
+
+
+def swapped(constraints: tuple[Constraint, ...]) -> tuple[Constraint, ...]:
+    """ZONE_HOST's pair as HOST_ZONE's: one tuple per constraints object (the plans and tables
+    kept for it are found by its identity)."""
+    entry = _SWAPPED.get(id(constraints))
+    if entry is None or entry[0] is not constraints:
+        if len(_SWAPPED) > 1024:
+            _SWAPPED.clear()
+        entry = _SWAPPED[id(constraints)] = (constraints, (constraints[1], constraints[0]))
+    return entry[1]
+
+
+_SWAPPED: dict[int, tuple] = {}
+
+
 class HostOnly:
     """The shape of a lone hostname constraint (a zone DoNotSchedule constraint's usual
     ScheduleAnyway partner). A node's raw score is go_round(matching pods on it x the hostname
@@ -590,7 +616,8 @@ class HostOnly:
 
 def _shape(columns, constraints: tuple[Constraint, ...]):
     """HOST_ZONE when `constraints` are a hostname constraint then one other, both counting every
-    node (no policy that drops nodes) and every node has both keys; HOST_ONLY for a lone hostname
+    node (no policy that drops nodes) and every node has both keys; ZONE_HOST for the same pair
+    the other way round; HOST_ONLY for a lone hostname
     constraint where every node has the key; else None. Cached on the node columns (until their
     rows change), per constraints object."""
     shapes = columns.spread_shapes
@@ -602,6 +629,10 @@ def _shape(columns, constraints: tuple[Constraint, ...]):
             and constraints[1].topology_key != HOSTNAME_LABEL
             and all(not c.honor_taints and columns.has_everywhere(c.topology_key) for c in constraints)):
         shape = HOST_ZONE
+    elif (len(constraints) == 2 and constraints[1].topology_key == HOSTNAME_LABEL
+            and constraints[0].topology_key != HOSTNAME_LABEL
+            and all(not c.honor_taints and columns.has_everywhere(c.topology_key) for c in constraints)):
+        shape = ZONE_HOST
     elif (len(constraints) == 1 and constraints[0].topology_key == HOSTNAME_LABEL
             and columns.has_everywhere(HOSTNAME_LABEL)):
         shape = HOST_ONLY
@@ -612,4 +643,5 @@ def _shape(columns, constraints: tuple[Constraint, ...]):
 
 
 HOST_ZONE = HostZoneTable()
+ZONE_HOST = ZoneHost()
 HOST_ONLY = HostOnly()

@@ -350,3 +350,24 @@ pod = "c1"
     sim.run_until(60_000)
     scheduled = [e for e in sim.store.recorder.events if e.reason == "Scheduled" and e.object == "Pod/default/new"]
     assert scheduled and scheduled[0].time < 30_000
+
+
+def test_domain_sums_where_every_row_is_its_own_domain_and_where_one_row_lacks_the_key():
+    """_domain_sums reads a row's own count where every row has its own value of the key (a
+    hostname); where the values are as many as the rows but one row lacks the key, or rows share a
+    value, it sums by domain, 0 for a row without the key."""
+    pools = "".join(f'[[nodePools]]\nnamePrefix = "n{i}-"\ncount = 1\nlabels = {{ {labels} }}\n'
+                    'capacity = { cpu = "4", memory = "8Gi" }\n'
+                    for i, labels in enumerate(['slot = "a", rack = "r1"', 'slot = "b", rack = "r1"',
+                                                'rack = "r2"', 'slot = "c"']))
+    sim = make_sim(pools)
+    columns = sim.scheduler.columns
+    columns.sync(sim.scheduler.node_order(), sim.scheduler.filters)
+    per_row = np.array([3, 5, 7, 11], dtype=np.int64)
+    labels = [node.labels for node in columns.nodes]
+    for key in ("kubernetes.io/hostname", "slot", "rack"):
+        want = [sum(c for c, other in zip(per_row.tolist(), labels) if other.get(key) == mine.get(key))
+                if key in mine else 0 for mine in labels]
+        sums, has = ipa._domain_sums(columns, key, per_row)
+        assert sums.tolist() == want and has.tolist() == [key in mine for mine in labels], key
+        assert sums is not per_row

@@ -290,6 +290,10 @@ def _term_domain_counts(columns, counts, term: Term, matcher: PodMatcher | None 
 def _domain_sums(columns, key: str, per_row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(per row: `per_row` summed over the row's domain of `key`, 0 without the key; has the key)."""
     ids, has, count_values = columns.domains(key)
+    if count_values == len(ids) and columns.has_everywhere(key):
+        # Every row its own domain (a hostname: the ids are then 0..n-1 in row order): the sums
+        # are the rows' own counts.
+        return per_row.astype(np.int64), has
     sums = np.bincount(ids[has], weights=per_row[has], minlength=count_values).astype(np.int64)
     return np.where(has, sums[ids], 0), has
 

@@ -24,7 +24,7 @@ from playground.engine.objects import (RUNNING, LabelSelector, NodeSelectorTerm,
                                        PreferredSchedulingTerm, Toleration, TopologySpreadConstraint,
                                        WeightedPodAffinityTerm)
 from playground.engine.report import snapshot
-from playground.engine.scheduler import equivalence
+from playground.engine.scheduler import equivalence, interpodaffinity
 from playground.scenario import load_scenario, parse_scenario
 
 # PLAYGROUND_EQUIVALENCE_SEEDS=400 for a longer run of the random clusters (the default suits CI).
@@ -99,6 +99,16 @@ def random_cluster(seed: int) -> str:
             'preference = { matchExpressions = [{ key = "disk", operator = "In", values = ["hdd"] }] } }] } }, '
             f'topologySpreadConstraints = [{{ maxSkew = 1, topologyKey = "kubernetes.io/hostname", '
             f'whenUnsatisfiable = "ScheduleAnyway", labelSelector = {{ matchLabels = {{ app = "app-{d}" }} }} }}], ',
+            # preferred anti-affinity against its own pods on the nodes (charts' soft preset): runs model it
+            f'affinity = {{ podAntiAffinity = {{ preferredDuringSchedulingIgnoredDuringExecution = [{{ weight = '
+            f'{rng.randint(1, 100)}, podAffinityTerm = {{ labelSelector = {{ matchLabels = {{ app = "app-{d}" }} }}, '
+            f'topologyKey = "kubernetes.io/hostname" }} }}] }} }}, ',
+            # preferred affinity to the first Deployment's nodes, and against its own zone (not modelled: cycles)
+            f'affinity = {{ podAffinity = {{ preferredDuringSchedulingIgnoredDuringExecution = [{{ weight = 40, '
+            f'podAffinityTerm = {{ labelSelector = {{ matchLabels = {{ app = "first" }} }}, '
+            f'topologyKey = "kubernetes.io/hostname" }} }}] }}, podAntiAffinity = {{ '
+            f'preferredDuringSchedulingIgnoredDuringExecution = [{{ weight = 10, podAffinityTerm = {{ labelSelector = '
+            f'{{ matchLabels = {{ app = "app-{d}" }} }}, topologyKey = "{rng.choice([ZONE, "kubernetes.io/hostname"])}" }} }}] }} }}, ',
             # pod anti-affinity against its own pods only: the other Deployments' pods keep their runs
             f'affinity = {{ podAntiAffinity = {{ requiredDuringSchedulingIgnoredDuringExecution = [{{ '
             f'labelSelector = {{ matchLabels = {{ app = "app-{d}" }} }}, topologyKey = "kubernetes.io/hostname" }}] }} }}, '])
@@ -413,6 +423,75 @@ def test_runs_weigh_a_hostname_preference_against_node_affinity_as_cycles(monkey
     assert (document, state, start) == outcome(scenario, 10_000, False, monkeypatch)[:3]
     on_ssd = sum(1 for pod in json.loads(document)["pods"] if pod["node"].startswith("ssd-"))
     assert 30 < on_ssd < 60
+
+
+SOFT_ANTI = ('affinity = {{ podAntiAffinity = {{ preferredDuringSchedulingIgnoredDuringExecution = [{{ weight = {weight}, '
+             'podAffinityTerm = {{ labelSelector = {{ matchLabels = {{ app = "{app}" }} }}, '
+             'topologyKey = "kubernetes.io/hostname" }} }}] }} }}')
+
+
+@pytest.mark.parametrize("weight, beside", [(100, ""), (1, ""), (50, "affine"), (50, "repelling")])
+def test_runs_of_pods_with_soft_anti_affinity_place_as_cycles(weight, beside, monkeypatch) -> None:
+    """A Deployment whose pods prefer not to share a node (preferred anti-affinity on the hostname
+    against their own pods, as charts' soft preset writes it) is placed by runs exactly as one cycle
+    after another, on nodes of three sizes: each bind lowers the bound node's raw score by twice
+    the weight (the pod counts for the others' term and its own term counts it). Beside it,
+    "affine": a Deployment placed first whose pods prefer this one's nodes (their terms select
+    this one's pods: a static part of the raw score); "repelling": the same with required
+    anti-affinity, which the runs do not model (the filter), so every pod takes a cycle."""
+    pools = "".join(f'[[nodePools]]\nnamePrefix = "{z}-"\ncount = {count}\nlabels = {{ "{ZONE}" = "{z}" }}\n'
+                    f'capacity = {{ cpu = "{cpu}", memory = "32Gi", pods = 20 }}\n'
+                    for z, count, cpu in (("a", 3, "4"), ("b", 5, "8"), ("c", 8, "16")))
+    other = ""
+    if beside:
+        rule = "requiredDuringSchedulingIgnoredDuringExecution = [{ " if beside == "repelling" else \
+            "preferredDuringSchedulingIgnoredDuringExecution = [{ weight = 30, podAffinityTerm = { "
+        close = " }]" if beside == "repelling" else " } }]"
+        kind = "podAntiAffinity" if beside == "repelling" else "podAffinity"
+        other = ('[[deployments]]\nname = "side"\nreplicas = 5\ntemplate = { priorityClassName = "top", '
+                 'labels = { app = "side" }, requests = { cpu = "100m" }, affinity = { ' + kind + ' = { ' + rule
+                 + 'labelSelector = { matchLabels = { app = "web" } }, topologyKey = "kubernetes.io/hostname"'
+                 + close + ' } } }\n')
+    text = (f'[scenario]\nname = "soft-anti"\nseed = 3\n[[priorityClasses]]\nname = "top"\nvalue = 2000\n{pools}'
+            f'{other}[[deployments]]\nname = "web"\nreplicas = 60\n'
+            'template = { labels = { app = "web" }, requests = { cpu = "100m" }, '
+            + SOFT_ANTI.format(weight=weight, app="web") + ' }\n')
+    scenario = parse_scenario(text)
+    document, state, start, placed = outcome(scenario, 10_000, True, monkeypatch)
+    assert placed == {"": 60, "affine": 65, "repelling": 0}[beside]  # (the affine pods' own terms select no side pod)
+    assert (document, state, start) == outcome(scenario, 10_000, False, monkeypatch)[:3]
+    by_node: dict[str, int] = {}
+    for pod in json.loads(document)["pods"]:
+        if pod["name"].startswith("web-"):
+            by_node[pod["node"]] = by_node.get(pod["node"], 0) + 1
+    if weight == 100 and not beside:  # the preference outweighs the nodes' sizes: 60 pods over 16 nodes
+        assert len(by_node) == 16 and max(by_node.values()) - min(by_node.values()) <= 1, by_node
+
+
+def test_the_loop_normalizes_pod_affinity_in_floats_as_the_plugin_does() -> None:
+    """InterPodAffinity's NormalizeScore is int64(100.0 * (float(s - min) / float(max - min))):
+    a raw score of 29 out of 0..100 is 100 x 0.29 = 28.999999999999996, so 28, not the 29 of integer
+    arithmetic. Three rows: the raw scores 29, 100 and 0, and row 0's local score 144 above row
+    1's, so that the two tie (144 + 2 x 28 = 2 x 100) and the loop draws from the generator; with 29
+    row 0 would win alone. The plugin's normalizations (columns and reference) give the same."""
+    n = 3
+    state = np.zeros((len(equivalence.STATE_ROWS), n), dtype=np.int64)
+    row = equivalence.ROW
+    state[row["ok"]] = state[row["feasible"]] = 1
+    state[row["alloc_cpu"]], state[row["alloc_memory"]], state[row["alloc_pods"]] = 64_000, 2**40, 110
+    state[row["local"]] = (344, 200, 0)
+    state[row["pod_affinity_raw"]] = (29, 100, 0)
+    rng = random.Random(7)
+    mt, index = equivalence.mt_state(rng)
+    params = np.array((1, 0, n, 100, 2**20, 3, 0, 0, *(0,) * 8, *(0,) * 5, 2, 0, index, n), dtype=np.int64)
+    out = np.zeros((4, 1), dtype=np.int64)
+    placed = equivalence.LOOP(state, np.zeros(1, dtype=np.int64), equivalence.log_table(n), mt, out, params,
+                              np.zeros(1, dtype=np.int64))
+    assert placed == 1
+    assert out[2, 0] == 1  # one word drawn: a tie of two rows
+    assert out[0, 0] == (0, 1)[random.Random(7).randrange(2)]
+    assert interpodaffinity.normalize_columns(np.array([29, 100, 0])).tolist() == [28, 100, 0]
+    assert interpodaffinity.normalize([29, 100, 0]) == [28, 100, 0]  # (the plain reference)
 
 
 HINT_SCENARIOS = ["spread-zone-outage.toml", "anti-affinity-pending.toml", "pending-explained.toml",

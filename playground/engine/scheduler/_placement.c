@@ -9,6 +9,9 @@
  *     constraint comes as one zone whose term is 0.0, equivalence.spread_inputs);
  *   - the tie-break: random.Random.randrange(ties) on a copy of the generator's Mersenne Twister
  *     state (genrand_uint32 and _randbelow_with_getrandbits);
+ *   - InterPodAffinity's score from each row's raw score (interpodaffinity.run_inputs: terms on
+ *     hostname keys only, so that a bind changes the bound row's alone), normalized over the window
+ *     as score_columns does: int64(100.0 * ((raw - low) / (high - low))), 0 when all are equal;
  *   - a DoNotSchedule spread constraint over a key of few domains on which every row counts
  *     (podtopologyspread.filter_columns' path over the kept domain sums): a row whose domain's
  *     matching pods + self-match - the lowest domain's exceed maxSkew leaves the window;
@@ -33,12 +36,13 @@
 
 /* The rows of the `state` matrix (one column per node row). */
 enum { OK_ROW, FEASIBLE, LOCAL, ALLOC_CPU, ALLOC_MEMORY, ALLOC_PODS, REQ_CPU, REQ_MEMORY, NZ_CPU, NZ_MEMORY,
-       POD_COUNT, PREFER_RAW, AFFINITY_RAW, HOST_LIVE, ZONE_IDS, SKEW_IDS, STATE_ROWS };
+       POD_COUNT, PREFER_RAW, AFFINITY_RAW, HOST_LIVE, ZONE_IDS, SKEW_IDS, POD_AFFINITY_RAW, STATE_ROWS };
 
 /* The `params` vector. */
 enum { P_COUNT, P_START, P_TO_FIND, P_CPU, P_MEMORY, P_TAINT_WEIGHT, P_PREFER, P_AFFINITY_WEIGHT, P_SPREAD,
        P_LIVE_MAX, P_DOMAINS, P_HOST_EXTRA, P_ZONE_EXTRA, P_HOST_MATCH, P_ZONE_MATCH, P_SPREAD_WEIGHT, P_SKEW,
-       P_SKEW_DOMAINS, P_SKEW_MAX, P_SKEW_SELF, P_SKEW_MIN_DOMAINS, P_MT_INDEX, PARAMS };
+       P_SKEW_DOMAINS, P_SKEW_MAX, P_SKEW_SELF, P_SKEW_MIN_DOMAINS, P_POD_AFFINITY_WEIGHT, P_POD_AFFINITY_DELTA,
+       P_MT_INDEX, PARAMS };
 
 /* The rows of `out`: per pod placed. */
 enum { O_ROW, O_START, O_WORDS, O_COUNT, OUT_ROWS };
@@ -137,6 +141,8 @@ typedef struct {
      * placed (skew_limit) */
     int64_t skew, skew_domains, skew_max, skew_self, skew_min_domains, skew_lowest, skew_at_lowest, skew_limit;
     int64_t *skew_sums;
+    /* InterPodAffinity (weight 0 without): its weight, and what a bind adds to the bound row's raw score */
+    int64_t pod_affinity_weight, pod_affinity_delta;
     /* by (matching pods, zone) pair: spread_scores' raw score, the cycle that listed it
      * (note_spread), and the normalized score (for the pairs of its window) */
     int64_t *pair_value, *pair_stamp, *pair_normalized;
@@ -278,13 +284,25 @@ static int64_t score_window(Run *run, const int64_t *rows, int64_t found, int64_
                             const int64_t *listed, int64_t count, int64_t *tied)
 {
     const int64_t *local = run->col[LOCAL], *prefer = run->col[PREFER_RAW], *affinity = run->col[AFFINITY_RAW];
+    const int64_t *pod_affinity = run->col[POD_AFFINITY_RAW];
     int64_t taint_highest = run->prefer ? highest_of(prefer, rows, found) : 0;
     int64_t affinity_highest = run->affinity_weight ? highest_of(affinity, rows, found) : 0;
     const int64_t *normalized = run->pair_normalized, spread_weight = run->spread_weight;
     if (run->spread)
         spread_scores(run, listed, count, found, distinct);
+    int64_t pod_low = 0, pod_high = 0;
+    if (run->pod_affinity_weight) {
+        pod_low = pod_high = pod_affinity[rows[0]];
+        for (int64_t i = 1; i < found; i++) {
+            int64_t raw = pod_affinity[rows[i]];
+            if (raw < pod_low)
+                pod_low = raw;
+            if (raw > pod_high)
+                pod_high = raw;
+        }
+    }
     int64_t best = INT64_MIN, ties = 0;
-    if (taint_highest == 0 && affinity_highest == 0) {
+    if (taint_highest == 0 && affinity_highest == 0 && pod_high == pod_low) {
         /* The usual window: no PreferNoSchedule taint and no preferred node affinity among its
          * rows, so those scores are the same for every row (the sums are exact in any order). */
         int64_t same = MAX_NODE_SCORE * run->taint_weight;
@@ -306,6 +324,9 @@ static int64_t score_window(Run *run, const int64_t *rows, int64_t found, int64_
             score += floordiv(MAX_NODE_SCORE * affinity[row], affinity_highest) * run->affinity_weight;
         if (run->spread)
             score += normalized[pairs[i]] * spread_weight;
+        if (pod_high != pod_low)
+            score += (int64_t)((double)MAX_NODE_SCORE * ((double)(pod_affinity[row] - pod_low) / (double)(pod_high - pod_low)))
+                     * run->pod_affinity_weight;
         track(score, row, &best, tied, &ties);
     }
     return ties;
@@ -332,6 +353,7 @@ static void bind(Run *run, int64_t row)
             run->live_max = c[HOST_LIVE][row];
         run->zone_sums[c[ZONE_IDS][row]] += run->zone_match;
     }
+    c[POD_AFFINITY_RAW][row] += run->pod_affinity_delta;
     if (run->skew && run->skew_self) {
         int64_t *sum = &run->skew_sums[c[SKEW_IDS][row]];
         int was_lowest = *sum == run->skew_lowest;
@@ -433,7 +455,8 @@ static PyObject *place_pods(PyObject *self, PyObject *args)
                .live_max = p[P_LIVE_MAX], .domains = p[P_DOMAINS], .host_extra = p[P_HOST_EXTRA],
                .zone_extra = p[P_ZONE_EXTRA], .host_match = p[P_HOST_MATCH], .zone_match = p[P_ZONE_MATCH],
                .spread_weight = p[P_SPREAD_WEIGHT], .prefer = p[P_PREFER], .skew_domains = p[P_SKEW_DOMAINS],
-               .skew_max = p[P_SKEW_MAX], .skew_self = p[P_SKEW_SELF], .skew_min_domains = p[P_SKEW_MIN_DOMAINS]};
+               .skew_max = p[P_SKEW_MAX], .skew_self = p[P_SKEW_SELF], .skew_min_domains = p[P_SKEW_MIN_DOMAINS],
+               .pod_affinity_weight = p[P_POD_AFFINITY_WEIGHT], .pod_affinity_delta = p[P_POD_AFFINITY_DELTA]};
     int64_t start = p[P_START], mt_index = p[P_MT_INDEX], skew = p[P_SKEW];
     run.skew = skew;
     PyBuffer_Release(&params_view);

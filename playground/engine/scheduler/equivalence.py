@@ -15,6 +15,11 @@ call of `place_pods`, a loop in C (`_placement.c`) that runs each pod's cycle as
   zone's pods counted on every node or, for a pod that selects nodes, on those it may run on; the
   same pair the other way round, ZONE_HOST) or a lone hostname one (HOST_ONLY, as HOST_ZONE with a zone term of 0: the usual partner of a zone
   DoNotSchedule constraint) in the same float64 operations, in the same order, rounded as math.Round;
+- InterPodAffinity's score of a pod with preferred terms only, each on a key where every node is its
+  own domain (a hostname: charts' soft anti-affinity against their own pods), no required
+  anti-affinity of another pod selecting it: each row's raw score (interpodaffinity.run_inputs),
+  normalized over the window as NormalizeScore does in float64, a bind adding its change to the
+  bound row's;
 - the tie-break: Python's `random.Random.randrange` on the simulation's generator, drawn here from a
   copy of its Mersenne Twister state (the same 32-bit words, the same rejection loop);
 - the bind's effect on what the next cycle reads: the row's requests, pod count, feasibility and
@@ -29,9 +34,9 @@ store, kubelets), checking after each bind that nothing else changed what the ne
 (another row, a nomination, a node's taints, a pod added to the queue, a kubelet rejecting the pod).
 Where something did, the run ends there: the rest of the run goes back to the queue as it was,
 next_start and the generator as after the last pod bound, and the ordinary cycle goes on. What the run cannot model
-(nominated pods, pod affinity, DoNotSchedule spread constraints other than one on a key every row
-counts for, ScheduleAnyway ones of another shape, a filter list other than the default) keeps the
-ordinary cycle. A bind's cluster events reach the pods in unschedulablePods as
+(nominated pods, pod affinity other than preferred terms on hostname keys, DoNotSchedule spread
+constraints other than one on a key every row counts for, ScheduleAnyway ones of another shape, a
+filter list other than the default) keeps the ordinary cycle. A bind's cluster events reach the pods in unschedulablePods as
 after an ordinary cycle; one that moves a pod back to the queue (a push) ends the run. tests/test_equivalence.py
 compares both on random clusters, and every shipped scenario with runs of any length.
 
@@ -59,9 +64,8 @@ import numpy as np
 
 from ..objects import PENDING
 from . import num_feasible_nodes_to_find
-from .interpodaffinity import active as affinity_active
+from .interpodaffinity import WEIGHT as POD_AFFINITY_WEIGHT, active as affinity_active, run_inputs as affinity_run_inputs
 from .plugins import DEFAULT_FILTERS, NODE_AFFINITY, TAINT_TOLERATION
-from .podcounts import has_pod_affinity
 from .podtopologyspread import (
     DO_NOT_SCHEDULE,
     HOST_ONLY,
@@ -88,7 +92,8 @@ except ImportError:  # not built: the ordinary cycle places every pod
 MT_N = 624  # the Mersenne Twister's words
 # The rows of the state matrix that the loop reads and updates, in _placement.c's order.
 STATE_ROWS = ("ok", "feasible", "local", "alloc_cpu", "alloc_memory", "alloc_pods", "req_cpu", "req_memory",
-              "nz_cpu", "nz_memory", "pod_count", "prefer_raw", "affinity_raw", "host_live", "zone_ids", "skew_ids")
+              "nz_cpu", "nz_memory", "pod_count", "prefer_raw", "affinity_raw", "host_live", "zone_ids", "skew_ids",
+              "pod_affinity_raw")
 ROW = {name: i for i, name in enumerate(STATE_ROWS)}
 COPIED = ("alloc_cpu", "alloc_memory", "alloc_pods", "req_cpu", "req_memory", "nz_cpu", "nz_memory", "pod_count")
 
@@ -123,25 +128,31 @@ class Signature:
     """What a cycle reads of the first pod of a run: a later pod equal to it in all of this is
     equivalent (`equivalent`)."""
 
-    __slots__ = ("first", "cls", "spread", "skew", "skew_sums")
+    __slots__ = ("first", "cls", "spread", "skew", "skew_sums", "affinity")
 
     def __init__(self, first, cls, spread: "SpreadInputs | None", skew=None,
-                 skew_sums: np.ndarray | None = None) -> None:
+                 skew_sums: np.ndarray | None = None, affinity: tuple[np.ndarray, int] | None = None) -> None:
         self.first = first
         self.cls = cls  # snapshot.PodClass: tolerations, node selection
         self.spread = spread  # what the loop reads of the ScheduleAnyway constraints (its zone sums a copy)
         self.skew = skew  # the one DoNotSchedule constraint, or None
         self.skew_sums = skew_sums  # its matching pods per domain (a copy), or None
+        self.affinity = affinity  # InterPodAffinity's raw score per row and a bind's change (run_inputs), or None
 
 
 def signature(scheduler, pod) -> Signature | None:
     """The run signature of `pod`, or None when its cycle needs what a run does not model."""
     topology = scheduler.topology
     if (scheduler.filters is not DEFAULT_FILTERS or scheduler.nominated or pod.nominated_node_name
-            or affinity_active(pod, topology.counts) or scheduler.prefilter_node_names(pod) is not None):
+            or scheduler.prefilter_node_names(pod) is not None):
         return None
     columns = scheduler.columns
     columns.sync(scheduler.node_order(), scheduler.filters)
+    affinity = None
+    if affinity_active(pod, topology.counts):
+        affinity = affinity_run_inputs(columns, topology.counts, pod, scheduler.sim.store.nodes)
+        if affinity is None:
+            return None
     skew = skew_sums = None
     filtering = topology.constraints(pod, DO_NOT_SCHEDULE)
     if filtering:
@@ -161,7 +172,7 @@ def signature(scheduler, pod) -> Signature | None:
     cls = columns.pod_class(pod, scheduler.filters)
     if not columns.placement(pod, cls).feasible.any():
         return None  # its cycle fails: the ordinary one says why
-    return Signature(pod, cls, inputs, skew, skew_sums)
+    return Signature(pod, cls, inputs, skew, skew_sums, affinity)
 
 
 class SpreadInputs:
@@ -244,8 +255,9 @@ def spread_zone_sums(columns, counts, pod, spread: tuple, plan) -> np.ndarray:
 def equivalent(pod, first) -> bool:
     """`pod` is due a cycle (the run loop would not skip it) that reads what `first`'s reads: the
     keys of its pod class (snapshot.class_key), of its placement (requests), of its spread
-    constraints (Topology.constraints: namespace, labels, owner, its own constraints) and of
-    NodeAffinity's score, and neither has pod affinity (`signature` saw none on `first`)."""
+    constraints (Topology.constraints: namespace, labels, owner, its own constraints), of
+    NodeAffinity's score and of InterPodAffinity (its terms; `signature` says whether a run models
+    them)."""
     return (not pod.node_name and pod.is_active()
             and not pod.nominated_node_name and pod.labels is first.labels and pod.namespace == first.namespace
             and pod.cpu == first.cpu and pod.memory == first.memory and pod.tolerations == first.tolerations
@@ -254,19 +266,21 @@ def equivalent(pod, first) -> bool:
             and pod.preferred_node_affinity == first.preferred_node_affinity
             and pod.topology_spread_constraints == first.topology_spread_constraints
             and (pod.owner is first.owner or pod.owner == first.owner)  # (a dataclass's __eq__: a call)
-            and not has_pod_affinity(pod))
+            and pod.required_pod_affinity == first.required_pod_affinity
+            and pod.preferred_pod_affinity == first.preferred_pod_affinity
+            and pod.required_pod_anti_affinity == first.required_pod_anti_affinity
+            and pod.preferred_pod_anti_affinity == first.preferred_pod_anti_affinity)
 
 
 # What `equivalent` compares with the first pod, and what it asks of the pod alone (as a new pod
-# of its template has it: no pod affinity, unbound, not nominated, not being deleted, Pending): read
+# of its template has it: unbound, not nominated, not being deleted, Pending): read
 # in one call, compared as one tuple (each item by identity first, as the pods of one template
 # share their objects).
 _SHARED_FIELDS = (
     "namespace", "cpu", "memory", "tolerations", "node_selector", "required_node_affinity", "affinity_node_name",
-    "preferred_node_affinity", "topology_spread_constraints", "owner")
-_FRESH = {"required_pod_affinity": (), "preferred_pod_affinity": (), "required_pod_anti_affinity": (),
-          "preferred_pod_anti_affinity": (), "node_name": None, "nominated_node_name": "",
-          "deletion_timestamp": None, "phase": PENDING}
+    "preferred_node_affinity", "topology_spread_constraints", "owner", "required_pod_affinity",
+    "preferred_pod_affinity", "required_pod_anti_affinity", "preferred_pod_anti_affinity")
+_FRESH = {"node_name": None, "nominated_node_name": "", "deletion_timestamp": None, "phase": PENDING}
 RUN_FIELDS = (*_SHARED_FIELDS, *_FRESH)
 _RUN_KEY = attrgetter(*RUN_FIELDS)
 _SHARED_KEY = attrgetter(*_SHARED_FIELDS)
@@ -400,12 +414,18 @@ def _place(scheduler, run: list, sig: Signature) -> int:
         state[ROW["skew_ids"]] = columns.domains(c.topology_key)[0]
         skew_sums = sig.skew_sums
         skew = (1, len(skew_sums), c.max_skew, int(c.matcher.matches(first)), c.min_domains)
+    pod_affinity = (0, 0)
+    if sig.affinity is not None:
+        raw, delta = sig.affinity
+        state[ROW["pod_affinity_raw"]] = raw
+        pod_affinity = (POD_AFFINITY_WEIGHT, delta)
     mt, index = mt_state(scheduler.sim.rng)
     count = len(run)
     params = np.array((count, scheduler.next_start % n,
                        num_feasible_nodes_to_find(n, scheduler.config.percentage_of_nodes_to_score),
                        first.cpu, first.memory, TAINT_TOLERATION.weight, int(columns.prefer_count > 0),
-                       NODE_AFFINITY.weight if first.preferred_node_affinity else 0, *spread, *skew, index, n),
+                       NODE_AFFINITY.weight if first.preferred_node_affinity else 0, *spread, *skew, *pod_affinity,
+                       index, n),
                       dtype=np.int64)
     out = np.zeros((4, count), dtype=np.int64)
     placed = LOOP(state, zone_sums, log_table(n), mt, out, params, skew_sums)

@@ -287,12 +287,17 @@ def _term_domain_counts(columns, counts, term: Term, matcher: PodMatcher | None 
     return _domain_sums(columns, term.topology_key, counts.counts(matcher or term.matcher).all)
 
 
+def own_domains(columns, key: str) -> bool:
+    """Every row has label `key`, each with a value of its own (a hostname): a row's domain is the
+    row (the domain ids are then 0..n-1 in row order, snapshot.NodeColumns.domains)."""
+    ids, _has, count_values = columns.domains(key)
+    return count_values == len(ids) and columns.has_everywhere(key)
+
+
 def _domain_sums(columns, key: str, per_row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(per row: `per_row` summed over the row's domain of `key`, 0 without the key; has the key)."""
     ids, has, count_values = columns.domains(key)
-    if count_values == len(ids) and columns.has_everywhere(key):
-        # Every row its own domain (a hostname: the ids are then 0..n-1 in row order): the sums
-        # are the rows' own counts.
+    if own_domains(columns, key):
         return per_row.astype(np.int64), has
     sums = np.bincount(ids[has], weights=per_row[has], minlength=count_values).astype(np.int64)
     return np.where(has, sums[ids], 0), has
@@ -366,6 +371,21 @@ def filter_columns(columns, counts, pod: Pod, nodes_by_name) -> np.ndarray | Non
 
 def score_columns(columns, counts, pod: Pod, nodes_by_name, rows: np.ndarray) -> np.ndarray:
     """score_reference on `rows` (normalized, not yet weighted)."""
+    return normalize_columns(raw_scores(columns, counts, pod, nodes_by_name, rows))
+
+
+def normalize_columns(raw: np.ndarray) -> np.ndarray:
+    """NormalizeScore: int64(MaxNodeScore * (float(s - min) / float(max - min))), 0 when all are equal."""
+    if not len(raw):
+        return raw
+    low, high = int(raw.min()), int(raw.max())
+    if high == low:
+        return np.zeros(len(raw), dtype=np.int64)
+    return (MAX_NODE_SCORE * ((raw - low) / (high - low))).astype(np.int64)
+
+
+def raw_scores(columns, counts, pod: Pod, nodes_by_name, rows: np.ndarray) -> np.ndarray:
+    """Each row's sum of the weights of the terms that count there (Score, before NormalizeScore)."""
     affinity, anti = preferred_terms(pod)
     raw = np.zeros(len(rows), dtype=np.int64)
     for term, sign in [(t, 1) for t in affinity] + [(t, -1) for t in anti]:
@@ -384,9 +404,26 @@ def score_columns(columns, counts, pod: Pod, nodes_by_name, rows: np.ndarray) ->
             vid = columns.domain_id(key, value)
             if vid is not None:
                 raw += np.where(has[rows] & (ids[rows] == vid), weight, 0)
-    if not len(raw):
-        return raw
-    low, high = int(raw.min()), int(raw.max())
-    if high == low:
-        return np.zeros(len(rows), dtype=np.int64)
-    return (MAX_NODE_SCORE * ((raw - low) / (high - low))).astype(np.int64)
+    return raw
+
+
+def run_inputs(columns, counts, pod: Pod, nodes_by_name) -> tuple[np.ndarray, int] | None:
+    """For a run of pods equivalent to `pod` (equivalence.py): every row's raw score, and what
+    binding one more such pod to a row adds to that row's; None where the run does not model the
+    plugin. It models a pod with preferred terms only, no existing pod's required anti-affinity
+    term selecting it (the filter would Skip), and every term that counts for it (its own and
+    the counted pods' that select it) on a key where each row is its own domain (a hostname):
+    a bind then changes the bound row's score alone, by its own terms counting the new pod and
+    the new pod's terms (the same, held by its group) selecting the next, each term's signed
+    weight where the term selects the pod."""
+    if pod.required_pod_affinity or pod.required_pod_anti_affinity:
+        return None
+    if next(_group_terms_selecting(counts, pod, FILTERING), None) is not None:
+        return None
+    affinity, anti = preferred_terms(pod)
+    own = [(t, t.weight) for t in affinity] + [(t, -t.weight) for t in anti]
+    others = [term for term, _weight, _group in _group_terms_selecting(counts, pod, SCORING)]
+    if not all(own_domains(columns, term.topology_key) for term in [t for t, _w in own] + others):
+        return None
+    delta = 2 * sum(weight for term, weight in own if term.matcher.matches(pod))
+    return raw_scores(columns, counts, pod, nodes_by_name, np.arange(len(columns.nodes))), delta

@@ -313,14 +313,12 @@ class SchedulingQueue:
     def move_matching(self, now: int, worth: Callable[[QueuedPodInfo], bool]) -> int:
         """Move the unschedulable pods for which `worth` says yes (a queueing hint returned Queue)
         to backoffQ or activeQ; in the order they became unschedulable."""
-        moved = 0
-        for key in sorted(self.unschedulable, key=lambda k: (self.infos[k].timestamp, k)):
-            info = self.unschedulable[key]
-            if worth(info):
-                del self.unschedulable[key]
-                self._requeue(info, now)
-                moved += 1
-        return moved
+        # (`worth` answers each pod on its own, so only the pods that move need sorting: during an
+        # outage thousands wait and a batch of events moves few)
+        moving = [key for key, info in self.unschedulable.items() if worth(info)]
+        for key in sorted(moving, key=lambda k: (self.infos[k].timestamp, k)):
+            self._requeue(self.unschedulable.pop(key), now)
+        return len(moving)
 
     def move_all(self, now: int) -> int:
         """MoveAllToActiveOrBackoffQueue for a cluster event that may make pods schedulable."""

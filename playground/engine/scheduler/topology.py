@@ -31,7 +31,7 @@ class Cycle:
     """One attempt of one pod."""
 
     __slots__ = ("topology", "pod", "filter_constraints", "affinity_active", "_score_constraints",
-                 "_spread_state", "_affinity_state", "_affinity_verdict", "filters")
+                 "_spread_state", "_affinity_state", "_affinity_verdict", "_verdict", "filters")
 
     def __init__(self, topology: "Topology", pod: Pod) -> None:
         self.topology = topology
@@ -42,6 +42,7 @@ class Cycle:
         self._spread_state = None
         self._affinity_state = None
         self._affinity_verdict: np.ndarray | None | bool = False
+        self._verdict: tuple[np.ndarray, list[Status]] | None = None
         # Whether either plugin may reject a node for this pod (PreFilter did not Skip).
         self.filters = bool(self.filter_constraints) or (self.affinity_active and self.affinity_verdict() is not None)
 
@@ -67,7 +68,13 @@ class Cycle:
 
     def verdict(self) -> tuple[np.ndarray, list[Status]]:
         """Per row: an index into the returned table (0 passes): PodTopologySpread first, then
-        InterPodAffinity, as the default profile orders them."""
+        InterPodAffinity, as the default profile orders them. Computed once an attempt (the compiled
+        cycle of one pod and the numpy one both read it; nothing changes between them)."""
+        if self._verdict is None:
+            self._verdict = self._compute_verdict()
+        return self._verdict
+
+    def _compute_verdict(self) -> tuple[np.ndarray, list[Status]]:
         t = self.topology
         n = len(t.columns.nodes)
         ids = np.zeros(n, dtype=np.int64)

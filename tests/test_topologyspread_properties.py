@@ -37,7 +37,7 @@ from playground.engine.objects import (
 from playground.engine.scheduler import fit_error_message, num_feasible_nodes_to_find
 from playground.engine.scheduler import interpodaffinity as ipa
 from playground.engine.scheduler import podtopologyspread as pts
-from playground.engine.scheduler.framework import OK, UNSCHEDULABLE, NodeInfo
+from playground.engine.scheduler.framework import OK, UNSCHEDULABLE, UNSCHEDULABLE_AND_UNRESOLVABLE, NodeInfo
 from playground.engine.scheduler.plugins import DEFAULT_FILTERS, DEFAULT_SCORES, NODE_AFFINITY
 from playground.engine.scheduler.preemption import filter_pods_with_pdb_violation, importance_key
 from playground.engine.workloads import pod_from_template
@@ -233,6 +233,10 @@ def test_cycle_matches_the_plain_reference(data, start_seed):
     want_feasible, want_statuses, want_next = reference.find(start)
     scheduler.next_start = start
     feasible, diagnosis = scheduler.find_nodes_that_fit(pod)
+    for code in (UNSCHEDULABLE, UNSCHEDULABLE_AND_UNRESOLVABLE):  # (preemption's count of potential nodes)
+        counted = diagnosis.count_with_code(order, code)  # (before .statuses turns it into a dict)
+        assert counted is None or counted == len(diagnosis.rows_with_code(order, code)) \
+            == sum(1 for s in want_statuses.values() if s.code == code)
     assert [n.name for n in feasible] == [n.name for n in want_feasible]
     counts, columns = scheduler.topology.counts, scheduler.columns
     if not ipa.active(pod, counts):  # then the plugin would Skip its filter and score every node 0

@@ -269,6 +269,13 @@ class Diagnosis:
         return format_fit_error(num_all_nodes, histogram, len(self._rows), post_filter_message, self.absent,
                                 reason_text)
 
+    def count_with_code(self, order: list[Node], code: int) -> int | None:
+        """How many rows rows_with_code would give, from the counts per status (no pass over the
+        rows); None when this diagnosis is not columnar over `order`."""
+        if self._statuses is not None or self._nodes is not order:
+            return None
+        return sum(count for status, count in zip(self._table, self._table_counts()) if status.code == code)
+
     def rows_with_code(self, order: list[Node], code: int) -> np.ndarray | None:
         """The rows of `order` whose status has `code`, ascending (node-tree order); None when this
         diagnosis is not columnar over `order`."""

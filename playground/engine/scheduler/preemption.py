@@ -261,9 +261,9 @@ class DefaultPreemption:
         pod" for each); its offset is still drawn, so the generator moves on as it would."""
         from . import format_fit_error
 
-        order = self.scheduler.node_order()
-        rows = diagnosis.rows_with_code(order, UNSCHEDULABLE)
-        potential = len(rows) if rows is not None else len(self.potential_nodes(diagnosis))
+        potential = diagnosis.count_with_code(self.scheduler.node_order(), UNSCHEDULABLE)
+        if potential is None:
+            potential = len(self.potential_nodes(diagnosis))
         if potential:
             self.sim.rng.randrange(potential)
         return format_fit_error(len(self.sim.store.nodes), {NO_VICTIMS: potential} if potential else {}, potential,

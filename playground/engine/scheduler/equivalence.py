@@ -231,11 +231,16 @@ _ZEROS: dict[int, np.ndarray] = {}
 
 def _zeros(n: int) -> np.ndarray:
     """HOST_ONLY's zone ids: every row in domain 0 (read, never written)."""
-    zeros = _ZEROS.get(n)
-    if zeros is None:
-        zeros = _ZEROS[n] = np.zeros(n, dtype=np.int64)
-        zeros.flags.writeable = False
-    return zeros
+    return _kept(_ZEROS, n, writeable=False)
+
+
+def _kept(cache: dict[int, np.ndarray], size: int, writeable: bool = True) -> np.ndarray:
+    """An int64 array of `size` zeros, one per size in `cache`."""
+    array = cache.get(size)
+    if array is None:
+        array = cache[size] = np.zeros(size, dtype=np.int64)
+        array.flags.writeable = writeable
+    return array
 
 
 def spread_zone_sums(columns, counts, pod, spread: tuple, plan) -> np.ndarray:
@@ -377,10 +382,7 @@ _TIED: dict[int, np.ndarray] = {}
 
 def _tied(size: int) -> np.ndarray:
     """choose_one's output of tied rows, one array per window size (it is read before the next call)."""
-    tied = _TIED.get(size)
-    if tied is None:
-        tied = _TIED[size] = np.zeros(size, dtype=np.int64)
-    return tied
+    return _kept(_TIED, size)
 
 
 def _place(scheduler, run: list, sig: Signature) -> int:

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from conftest import make_sim, nodes_toml
 
-from playground.engine import Simulation
+from playground.engine import Operation, Simulation
 from playground.engine import scheduler as scheduler_module
 from playground.engine.objects import (RUNNING, LabelSelector, NodeSelectorTerm, OwnerRef, Pod, PodAffinityTerm,
                                        PreferredSchedulingTerm, Toleration, TopologySpreadConstraint,
@@ -526,6 +526,79 @@ def test_hints_answered_once_per_template_as_pod_by_pod(source: str, monkeypatch
     each = run()
     assert shared[:2] == each[:2]
     assert shared[2] <= each[2]
+
+
+@pytest.mark.parametrize("source", HINT_SCENARIOS + ["zone-outage-spread"] + [f"random-{seed}" for seed in range(8)])
+def test_cycles_that_fit_nowhere_remembered_as_run_again(source: str, monkeypatch) -> None:
+    """A pod whose cycle would repeat the last one of its template that fitted nowhere, nothing it
+    reads changed since, gets that cycle's Diagnosis (Scheduler._no_fit_again): the run is the one
+    that runs every cycle (Scheduler.memo_no_fit False): the same document, events and messages, the
+    same generator and next_start."""
+    if source.startswith("random-"):
+        scenario = parse_scenario(random_cluster(int(source.split("-")[1])))
+    elif source == "zone-outage-spread":
+        pools = "".join(f'[[nodePools]]\nnamePrefix = "{z}-"\ncount = 4\nlabels = {{ "{ZONE}" = "{z}" }}\n'
+                        'capacity = { cpu = "4", memory = "16Gi", pods = 30 }\n' for z in "abc")
+        spread = ('topologySpreadConstraints = [{ maxSkew = 1, topologyKey = "' + ZONE + '", whenUnsatisfiable = '
+                  '"DoNotSchedule", labelSelector = { matchLabels = { app = "%s" } } }]')
+        apps = "".join(f'[[deployments]]\nname = "{app}"\nreplicas = 30\ntemplate = {{ labels = {{ app = "{app}" }}, '
+                       f'requests = {{ cpu = "100m" }}, {spread % app} }}\n' for app in ("web", "api"))
+        offs = "".join(f'[[timeline]]\nat = "30s"\ndo = "power-off"\nnode = "a-{i}"\n' for i in range(1, 5))
+        scenario = parse_scenario(f'[scenario]\nname = "outage-spread"\nseed = 2\n{pools}{apps}{offs}'
+                                  '[[timeline]]\nat = "8m"\ndo = "power-on"\nnode = "a-1"\n')
+    else:
+        scenario = load_scenario(Path(__file__).resolve().parent.parent / "scenarios" / source)
+    hits = []
+    again = scheduler_module.Scheduler._no_fit_again
+
+    def counted(self, pod):
+        known = again(self, pod)
+        hits.append(known is not None)
+        return known
+
+    monkeypatch.setattr(scheduler_module.Scheduler, "_no_fit_again", counted)
+
+    def run():
+        sim = Simulation(scenario)
+        sim.run_until_ms(900_000)
+        return json.dumps(snapshot(sim), indent=1), sim.rng.getstate(), sim.scheduler.next_start
+
+    remembered = run()
+    found = sum(hits)
+    monkeypatch.setattr(scheduler_module.Scheduler, "memo_no_fit", False)
+    assert remembered == run()
+    if source == "zone-outage-spread":
+        assert found > 0  # the zone-spread replacements, retried while zone a is down
+
+
+def test_a_pod_starting_to_terminate_ends_what_failed_cycles_remembered(monkeypatch) -> None:
+    """Two zone-spread pods (DoNotSchedule, maxSkew 1) Pending: zone c's node is full, so zones a and
+    b hold one each. The pod on a-1 starts terminating (grace period 30 s): it no longer counts for
+    the skew, though it still holds its requests (no node column changes), and the spread hint
+    requeues the Pending pods: one is placed on a-1 at once, as when every cycle runs."""
+    text = (f'[scenario]\nname = "terminating-spread"\nseed = 4\n[[priorityClasses]]\nname = "top"\nvalue = 2000\n'
+            + "".join(f'[[nodePools]]\nnamePrefix = "{z}-"\ncount = 1\nlabels = {{ "{ZONE}" = "{z}" }}\n'
+                      f'capacity = {{ cpu = "{cpu}", memory = "16Gi", pods = 30 }}\n' for z, cpu in (("a", "8"), ("b", "8"), ("c", "1")))
+            + '[[pods]]\nname = "blocker"\nnodeName = "c-1"\nrequests = { cpu = "1" }\n'
+            '[[deployments]]\nname = "web"\nreplicas = 4\ntemplate = { labels = { app = "web" }, requests = { cpu = "100m" }, '
+            f'topologySpreadConstraints = [{{ maxSkew = 1, topologyKey = "{ZONE}", whenUnsatisfiable = "DoNotSchedule", '
+            'labelSelector = { matchLabels = { app = "web" } } }] }\n')
+    scenario = parse_scenario(text)
+
+    def run():
+        sim = Simulation(scenario)
+        sim.run_until(60)
+        assert sorted(p.node_name or "" for p in sim.store.pods.values() if p.labels.get("app") == "web") == ["", "", "a-1", "b-1"]
+        [on_a] = [p for p in sim.store.pods.values() if p.node_name == "a-1"]
+        sim.apply(Operation("delete-pod", pod=on_a.name, namespace=on_a.namespace, grace_period_seconds=30))
+        sim.run_until(62)
+        return (sorted((p.name, p.node_name) for p in sim.store.pods.values()), json.dumps(snapshot(sim), indent=1),
+                sim.rng.getstate())
+
+    remembered = run()
+    assert sum(1 for _name, node in remembered[0] if node == "a-1") == 2  # the terminating pod and a new one
+    monkeypatch.setattr(scheduler_module.Scheduler, "memo_no_fit", False)
+    assert remembered == run()
 
 
 def test_pods_of_one_template_rejected_by_other_plugins_get_their_own_hint() -> None:

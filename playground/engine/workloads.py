@@ -223,6 +223,9 @@ class WorkloadControllers:
         self._retry_at: dict[str, int] = {}
         # (DaemonSet name, node name) -> its pods there, so a node's sync never scans all daemon pods.
         self._daemon_pods: dict[tuple[str, str], dict[str, Pod]] = {}
+        # ReplicaSet name -> the ownerReference its pods hold: one object for all of them, so that
+        # comparing two pods' owners (the scheduler's run keys) is an identity test.
+        self._owners: dict[str, OwnerRef] = {}
         self.deployments = DeploymentController(sim, self)
         sim.store.pod_watchers.append(self._on_pod_event)
         sim.store.together_watchers[self._on_pod_event] = self._on_pods_event
@@ -343,6 +346,7 @@ class WorkloadControllers:
     def remove_replicaset(self, rs: ReplicaSet) -> None:
         self.replicasets.pop(rs.name, None)
         self._by_deployment.get(rs.deployment, {}).pop(rs.name, None)
+        self._owners.pop(rs.name, None)
 
     def replicasets_of(self, deployment: str) -> list[ReplicaSet]:
         return list(self._by_deployment.get(deployment, NOTHING).values())
@@ -470,7 +474,9 @@ class WorkloadControllers:
         active = self._active.get(rs.name, NOTHING)
         diff = rs.replicas - len(active)
         if diff > 0:
-            owner = OwnerRef("ReplicaSet", rs.name)
+            owner = self._owners.get(rs.name)
+            if owner is None:
+                owner = self._owners[rs.name] = OwnerRef("ReplicaSet", rs.name)
             ref = f"ReplicaSet/{rs.namespace}/{rs.name}"
             if not self._slow_start_create(rs, min(diff, BURST_REPLICAS), owner, ref):
                 self._requeue_rate_limited(rs)

@@ -348,6 +348,9 @@ class Scheduler:
         # the current attempt's cycle state.
         self.topology = Topology(sim, self.columns, self.node_order, self.current_filters)
         self._cycle: Cycle | None = None
+        # Cycles that fitted nowhere, by (namespace, id(labels)): (labels, run key, what it read, its
+        # Diagnosis); see _no_fit_again.
+        self._no_fit: dict[tuple[str, int], tuple] = {}
         # PostFilter: DefaultPreemption (set to None to run without preemption).
         self.preemption: DefaultPreemption | None = DefaultPreemption(self)
         # SchedulerAsyncPreemption: the candidates a failing cycle's PostFilter chose, prepared (victims
@@ -576,7 +579,8 @@ class Scheduler:
                     queue.done(info.key)
                     continue
                 left = attempts - self._budget_used
-                if left >= RUN_PODS and len(self.node_order()) >= RUN_NODES:
+                known = self._no_fit_again(pod) if self._no_fit and self.memo_no_fit else None
+                if known is None and left >= RUN_PODS and len(self.node_order()) >= RUN_NODES:
                     if place_run is None:
                         from .equivalence import place_run  # here: equivalence imports this module
                     placed = place_run(self, pod, info, left, RUN_PODS)
@@ -585,7 +589,10 @@ class Scheduler:
                         continue
                 self._budget_used += 1
                 cycles += 1
-                self.schedule_one(pod, info)
+                if known is not None:  # (a run would not start: its first pod fits nowhere)
+                    self._fail(pod, info, known)
+                else:
+                    self.schedule_one(pod, info)
                 if self._events:
                     self._process_events(now)
         finally:
@@ -961,6 +968,44 @@ class Scheduler:
         finally:
             self._cycle = None
 
+    # A cycle that fits nowhere is remembered (`_no_fit`, one a template), and a later pod its cycle
+    # cannot tell apart, with nothing it reads changed, gets its Diagnosis without the filters running again:
+    # the same statuses, next_start unchanged (such a cycle covers every node). Thousands of
+    # Pending replacements of one template are retried during an outage. False: every cycle runs
+    # (the reference the tests compare with).
+    memo_no_fit = True
+
+    def _no_fit_state(self) -> tuple:
+        """What a cycle that fits nowhere read besides the pod: the node columns (their rows, and
+        the change log every bind, request, taint, cordon and nomination writes), the topology
+        plugins' pod counts, next_start and the filters."""
+        columns, counts = self.columns, self.topology.counts
+        return (columns.nodes, columns.generation, columns.log_end, counts, counts.version, self.next_start,
+                self.filters)
+
+    def _no_fit_again(self, pod: Pod) -> Diagnosis | None:
+        """The remembered Diagnosis when `pod`'s cycle would repeat the last one that fitted nowhere."""
+        memo = self._no_fit.get((pod.namespace, id(pod.labels)))
+        if memo is None or memo[0] is not pod.labels or self.nominated or pod.volume_claims:
+            return None
+        order = self.node_order()
+        self.columns.sync(order, self.filters)
+        if self.columns.nodes is not order or self.topology.counts.held():
+            return None
+        state = self._no_fit_state()
+        if memo[1] != _equivalence._RUN_KEY(pod) or any(a is not b and a != b for a, b in zip(memo[2], state)):
+            return None
+        return memo[3]
+
+    def _remember_no_fit(self, pod: Pod, diagnosis: Diagnosis) -> None:
+        if self.nominated or pod.volume_claims or self.topology.counts.held():
+            return
+        state = self._no_fit_state()
+        memo = self._no_fit
+        if len(memo) >= 64 or any(entry[2][2] != state[2] for entry in memo.values()):
+            memo.clear()  # (entries that read another state are no use: one change ends them all)
+        memo[(pod.namespace, id(pod.labels))] = (pod.labels, _equivalence._RUN_KEY(pod), state, diagnosis)
+
     def _schedule_one(self, pod: Pod, info) -> None:
         if not self.sim.store.nodes:
             self._fail(pod, info, Diagnosis(), error=NO_NODES_AVAILABLE)
@@ -999,6 +1044,8 @@ class Scheduler:
                 row = self.select_row(rows, scores)
             self.bind(pod, order[row])
             return
+        if self.memo_no_fit:
+            self._remember_no_fit(pod, diagnosis)
         self._fail(pod, info, diagnosis)
 
     def _fail(self, pod: Pod, info, diagnosis: Diagnosis, error: str = "") -> None:

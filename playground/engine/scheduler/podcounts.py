@@ -131,6 +131,7 @@ class PodCounts:
         self.selected: dict[tuple[str, int], tuple[int, dict, bool]] = {}
         self.groups_made = 0  # groups made or dropped so far
         self.by_priority: dict[int, int] = {}  # priority -> counted pods that have it (no entry at 0 pods)
+        self.version = 0  # moves on with every change to the counts (Scheduler._no_fit_state)
         # Pods of one label class bound but not counted yet (`hold`), or None when counting at once.
         self._held: list[Pod] | None = None
         store.on_account = self._account
@@ -155,6 +156,10 @@ class PodCounts:
         and every read, counts the held pods first, so nobody sees the difference."""
         self.release()
         self._held = []
+
+    def held(self) -> bool:
+        """Binds are held and not counted yet."""
+        return bool(self._held)
 
     def release(self) -> None:
         """Count the held binds, and count at once from now on."""
@@ -184,6 +189,7 @@ class PodCounts:
         """_account(pod, +1) for each of `pods` (one label class, no pod affinity): the class's
         counts by node, then each watched matcher's columns with numpy. A row's live count only
         grows here, so the largest value it reached is its last."""
+        self.version += 1
         cls = self._class(pods[0])
         names = [pod.node_name for pod in pods]
         by_priority = self.by_priority
@@ -239,6 +245,7 @@ class PodCounts:
                 held.append(pod)
                 return
             self.release()
+        self.version += 1
         node_name = pod.node_name or ""
         left = self.by_priority.get(pod.priority, 0) + sign
         if left:
@@ -326,6 +333,7 @@ class PodCounts:
             self.release()
         if not pod.node_name or pod.is_terminal() or pod.key in self.deleting:
             return
+        self.version += 1
         node_name = pod.node_name
         cls = self._class(pod)
         self.deleting[pod.key] = (cls, node_name)

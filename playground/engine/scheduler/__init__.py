@@ -984,7 +984,8 @@ class Scheduler:
                 self.filters)
 
     def _no_fit_again(self, pod: Pod) -> Diagnosis | None:
-        """The remembered Diagnosis when `pod`'s cycle would repeat the last one that fitted nowhere."""
+        """The remembered Diagnosis when `pod`'s cycle would repeat the last cycle of its template that
+        fitted nowhere (the pods then share one Diagnosis object: their last attempts hold it)."""
         memo = self._no_fit.get((pod.namespace, id(pod.labels)))
         if memo is None or memo[0] is not pod.labels or self.nominated or pod.volume_claims:
             return None

@@ -324,9 +324,10 @@ static int64_t score_window(Run *run, const int64_t *rows, int64_t found, int64_
             score += floordiv(MAX_NODE_SCORE * affinity[row], affinity_highest) * run->affinity_weight;
         if (run->spread)
             score += normalized[pairs[i]] * spread_weight;
-        if (pod_high != pod_low)
-            score += (int64_t)((double)MAX_NODE_SCORE * ((double)(pod_affinity[row] - pod_low) / (double)(pod_high - pod_low)))
-                     * run->pod_affinity_weight;
+        if (pod_high != pod_low) {
+            double fraction = (double)(pod_affinity[row] - pod_low) / (double)(pod_high - pod_low);
+            score += (int64_t)((double)MAX_NODE_SCORE * fraction) * run->pod_affinity_weight;
+        }
         track(score, row, &best, tied, &ties);
     }
     return ties;

@@ -13,8 +13,9 @@ call of `place_pods`, a loop in C (`_placement.c`) that runs each pod's cycle as
   and NodeAffinity normalized over the window, PodTopologySpread's ScheduleAnyway constraints of the
   system defaults' shape (HOST_ZONE in podtopologyspread.py: a hostname and a zone constraint, the
   zone's pods counted on every node or, for a pod that selects nodes, on those it may run on; the
-  same pair the other way round, ZONE_HOST) or a lone hostname one (HOST_ONLY, as HOST_ZONE with a zone term of 0: the usual partner of a zone
-  DoNotSchedule constraint) in the same float64 operations, in the same order, rounded as math.Round;
+  same pair the other way round, ZONE_HOST) or a lone hostname one (HOST_ONLY, as HOST_ZONE with a
+  zone term of 0: the usual partner of a zone DoNotSchedule constraint) in the same float64
+  operations, in the same order, rounded as math.Round;
 - InterPodAffinity's score of a pod with preferred terms only, each on a key where every node is its
   own domain (a hostname: charts' soft anti-affinity against their own pods), no required
   anti-affinity of another pod selecting it: each row's raw score (interpodaffinity.run_inputs),
@@ -36,8 +37,8 @@ Where something did, the run ends there: the rest of the run goes back to the qu
 next_start and the generator as after the last pod bound, and the ordinary cycle goes on. What the run cannot model
 (nominated pods, pod affinity other than preferred terms on hostname keys, DoNotSchedule spread
 constraints other than one on a key every row counts for, ScheduleAnyway ones of another shape, a
-filter list other than the default) keeps the ordinary cycle. A bind's cluster events reach the pods in unschedulablePods as
-after an ordinary cycle; one that moves a pod back to the queue (a push) ends the run. tests/test_equivalence.py
+filter list other than the default) keeps the ordinary cycle. A bind's cluster events reach the
+pods in unschedulablePods as after an ordinary cycle; one that moves a pod back to the queue (a push) ends the run. tests/test_equivalence.py
 compares both on random clusters, and every shipped scenario with runs of any length.
 
 A pod alone (after an eviction, each ReplicaSet replaces its pod: one pod of each template in turn)
@@ -64,7 +65,9 @@ import numpy as np
 
 from ..objects import PENDING
 from . import num_feasible_nodes_to_find
-from .interpodaffinity import WEIGHT as POD_AFFINITY_WEIGHT, active as affinity_active, run_inputs as affinity_run_inputs
+from .interpodaffinity import WEIGHT as POD_AFFINITY_WEIGHT
+from .interpodaffinity import active as affinity_active
+from .interpodaffinity import run_inputs as affinity_run_inputs
 from .plugins import DEFAULT_FILTERS, NODE_AFFINITY, TAINT_TOLERATION
 from .podtopologyspread import (
     DO_NOT_SCHEDULE,
@@ -355,7 +358,8 @@ def place_one(scheduler, pod, order: list) -> int | None:
         if inputs is None:
             return None
         host_live, zone_ids, zone_sums = inputs.host_live, inputs.zone_ids, inputs.zone_sums
-        live_max, domains, host_extra, zone_extra = inputs.live_max, inputs.domains, inputs.host_extra, inputs.zone_extra
+        live_max, domains = inputs.live_max, inputs.domains
+        host_extra, zone_extra = inputs.host_extra, inputs.zone_extra
     cls = columns.pod_class(pod, scheduler.filters)
     placement = columns.placement(pod, cls)
     feasible = placement.feasible

@@ -196,22 +196,21 @@ class SpreadInputs:
 
 def spread_inputs(columns, counts, pod, spread: tuple, run: bool) -> SpreadInputs | None:
     """The compiled code's inputs for `spread` (the pod's ScheduleAnyway constraints), or None where
-    it does not model their score: another shape, a pair table too large (HostZoneTable.plan), or,
-    for one pod (`run` False: place_one, which reads the zone sums in place), a zone constraint
-    counted over the nodes the pod may run on. A run gets its own zone sums (the loop adds its
-    binds to them)."""
+    it does not model their score: another shape, or a pair table too large (HostZoneTable.plan).
+    A run gets its own zone sums (the loop adds its binds to them); one pod (`run` False: place_one,
+    which only reads them) the plan's, or, where the zone's pods count over the nodes the pod may
+    run on, their sums there."""
     shape = _shape(columns, spread)
     inputs = SpreadInputs()
     if shape is ZONE_HOST:
         spread, shape = swapped(spread), HOST_ZONE
     if shape is HOST_ZONE:
-        if not run and selects_nodes(pod):
-            return None
         plan = HostZoneTable.plan(columns, counts, spread)
         if plan is None:
             return None
         inputs.zone_ids = columns.domains(plan.key)[0]
-        inputs.zone_sums = spread_zone_sums(columns, counts, pod, spread, plan) if run else plan.sums
+        inputs.zone_sums = spread_zone_sums(columns, counts, pod, spread, plan) if run or selects_nodes(pod) \
+            else plan.sums
         inputs.domains, inputs.zone_extra = plan.domains, spread[1].max_skew - 1
         inputs.zone_match = int(spread[1].matcher.matches(pod))
         host = plan.host

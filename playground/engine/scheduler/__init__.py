@@ -983,15 +983,19 @@ class Scheduler:
         return (columns.nodes, columns.generation, columns.log_end, counts, counts.version, self.next_start,
                 self.filters)
 
+    def _no_fit_applies(self, pod: Pod) -> bool:
+        """No nominated pod (a cycle counts them on their nodes), no volume, no bind held uncounted."""
+        return not (self.nominated or pod.volume_claims or self.topology.counts.held())
+
     def _no_fit_again(self, pod: Pod) -> Diagnosis | None:
         """The remembered Diagnosis when `pod`'s cycle would repeat the last cycle of its template that
         fitted nowhere (the pods then share one Diagnosis object: their last attempts hold it)."""
         memo = self._no_fit.get((pod.namespace, id(pod.labels)))
-        if memo is None or memo[0] is not pod.labels or self.nominated or pod.volume_claims:
+        if memo is None or memo[0] is not pod.labels or not self._no_fit_applies(pod):
             return None
         order = self.node_order()
         self.columns.sync(order, self.filters)
-        if self.columns.nodes is not order or self.topology.counts.held():
+        if self.columns.nodes is not order:
             return None
         state = self._no_fit_state()
         if memo[1] != _equivalence._RUN_KEY(pod) or any(a is not b and a != b for a, b in zip(memo[2], state)):
@@ -999,7 +1003,7 @@ class Scheduler:
         return memo[3]
 
     def _remember_no_fit(self, pod: Pod, diagnosis: Diagnosis) -> None:
-        if self.nominated or pod.volume_claims or self.topology.counts.held():
+        if not self._no_fit_applies(pod):
             return
         state = self._no_fit_state()
         memo = self._no_fit

@@ -617,24 +617,18 @@ class HostOnly:
 def _shape(columns, constraints: tuple[Constraint, ...]):
     """HOST_ZONE when `constraints` are a hostname constraint then one other, both counting every
     node (no policy that drops nodes) and every node has both keys; ZONE_HOST for the same pair
-    the other way round; HOST_ONLY for a lone hostname
-    constraint where every node has the key; else None. Cached on the node columns (until their
-    rows change), per constraints object."""
+    the other way round; HOST_ONLY for a lone hostname constraint where every node has the key;
+    else None. Cached on the node columns (until their rows change), per constraints object."""
     shapes = columns.spread_shapes
     entry = shapes.get(id(constraints))
     if entry is not None and entry[0] is constraints:
         return entry[1]
     shape = None
-    if (len(constraints) == 2 and constraints[0].topology_key == HOSTNAME_LABEL
-            and constraints[1].topology_key != HOSTNAME_LABEL
-            and all(not c.honor_taints and columns.has_everywhere(c.topology_key) for c in constraints)):
-        shape = HOST_ZONE
-    elif (len(constraints) == 2 and constraints[1].topology_key == HOSTNAME_LABEL
-            and constraints[0].topology_key != HOSTNAME_LABEL
-            and all(not c.honor_taints and columns.has_everywhere(c.topology_key) for c in constraints)):
-        shape = ZONE_HOST
-    elif (len(constraints) == 1 and constraints[0].topology_key == HOSTNAME_LABEL
-            and columns.has_everywhere(HOSTNAME_LABEL)):
+    hostname = tuple(c.topology_key == HOSTNAME_LABEL for c in constraints)
+    if hostname in ((True, False), (False, True)):
+        if all(not c.honor_taints and columns.has_everywhere(c.topology_key) for c in constraints):
+            shape = HOST_ZONE if hostname[0] else ZONE_HOST
+    elif hostname == (True,) and columns.has_everywhere(HOSTNAME_LABEL):
         shape = HOST_ONLY
     if len(shapes) > 1024:
         shapes.clear()

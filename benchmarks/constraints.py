@@ -24,9 +24,7 @@ each is retried as its queueing hints say, and its preemption finds no pod of lo
 from __future__ import annotations
 
 import argparse
-import cProfile
 import gc
-import pstats
 import statistics
 import tempfile
 import time
@@ -37,6 +35,7 @@ from checkout import use_checkout  # noqa: E402
 use_checkout()
 
 from clusters import deployments_toml, node_pools_toml, open_as_the_cli_does  # noqa: E402
+from profiling import print_profile  # noqa: E402
 
 from playground.engine import Operation, Simulation  # noqa: E402
 from playground.scenario import load_scenario  # noqa: E402
@@ -144,11 +143,7 @@ def main() -> None:
         path = Path(tmp) / "constraints.toml"
         path.write_text(text)
         if args.profile:
-            profiler = cProfile.Profile()
-            profiler.enable()
-            open_once(path)
-            profiler.disable()
-            pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
+            print_profile(lambda: open_once(path))
             return
         seconds = []
         for _ in range(args.runs):

@@ -13,10 +13,8 @@ import under 10 s.
 from __future__ import annotations
 
 import argparse
-import cProfile
 import gc
 import json
-import pstats
 import statistics
 import sys
 import tempfile
@@ -28,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from playground.manifests import Imported, scenario_from_data, scenario_text  # noqa: E402
 from playground.manifests.importer import SOURCE, import_dump, scenario_name  # noqa: E402
 from playground.gcpause import no_gc  # noqa: E402
+from profiling import print_profile  # noqa: E402
 from playground.manifests.reader import read_files  # noqa: E402
 
 ZONES = 10
@@ -190,12 +189,10 @@ def main() -> None:
         print(f"dump: {args.nodes:,} nodes, {args.pods:,} pods, {size / 2**20:.0f} MiB of "
               f"{'YAML' if args.yaml else 'JSON'}")
         if args.profile:
-            profiler = cProfile.Profile()
-            profiler.enable()
-            with no_gc():
-                import_once(path)
-            profiler.disable()
-            pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
+            def profiled() -> None:
+                with no_gc():
+                    import_once(path)
+            print_profile(profiled, sort="cumulative")
             return
         runs = []
         for _ in range(args.runs):

@@ -20,9 +20,7 @@ bookkeeping included. The placement differs from the real one: compare this figu
 from __future__ import annotations
 
 import argparse
-import cProfile
 import gc
-import pstats
 import resource
 import statistics
 import sys
@@ -36,6 +34,7 @@ from playground.engine import Simulation  # noqa: E402
 from playground.scenario import load_scenario  # noqa: E402
 
 from clusters import cluster_toml, open_as_the_cli_does  # noqa: E402
+from profiling import print_profile  # noqa: E402
 
 
 def scenario_toml(nodes: int, pods: int, zones: int = 10, deployments: int = 30) -> str:
@@ -120,11 +119,7 @@ def main() -> None:
         path = Path(tmp) / "load.toml"
         path.write_text(scenario_toml(args.nodes, args.pods))
         if args.profile:
-            profiler = cProfile.Profile()
-            profiler.enable()
-            open_once(path, args.progress)
-            profiler.disable()
-            pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
+            print_profile(lambda: open_once(path, args.progress))
             return
         runs: list[dict[str, float]] = []
         opened_rss: list[float] = []

@@ -73,7 +73,7 @@ def test_a_scenario_runs_the_same_with_copies_and_without(name, monkeypatch) -> 
     from pathlib import Path
 
     from playground.engine import Simulation
-    from playground.engine import workloads
+    from playground.engine import kubelet, workloads
     from playground.engine.scheduler import queue
     from playground.scenario import load_scenario
 
@@ -84,10 +84,49 @@ def test_a_scenario_runs_the_same_with_copies_and_without(name, monkeypatch) -> 
         sim.run_until(600)
         pods = {key: slots(pod) for key, pod in sim.store.pods.items()}
         infos = {key: slots(info) for key, info in sim.scheduler.queue.infos.items()}
+        containers = {(name, key): slots(container) for name, kubelet in sim.kubelets.items()
+                      for key, container in kubelet.containers.items()}
         events = [repr(e) for e in sim.store.recorder.events]
-        return pods, infos, events
+        return pods, infos, containers, events
 
     fast = run()
+    assert fast[2]  # the kubelets run containers (made as copies)
     monkeypatch.setattr(workloads, "copy_each", None)
     monkeypatch.setattr(queue, "copy_each", None)
+    monkeypatch.setattr(kubelet, "copy_each", None)
     assert run() == fast
+
+
+def test_the_containers_of_a_run_are_the_ones_their_constructor_makes(monkeypatch) -> None:
+    """A run's pods start together (kubelet._start_admitted) in containers copied from one: each has
+    its own pod's key, uid, grace period and stop duration, and every other field as constructed."""
+    from playground.engine import Simulation, kubelet
+    from playground.scenario import Scenario
+
+    scenario = Scenario.model_validate({
+        "scenario": {"name": "copies", "seed": 3},
+        # (runs from 256 nodes, in zones: the system defaults' spread pair)
+        "nodePools": [{"namePrefix": f"{zone}-", "count": 150, "labels": {"topology.kubernetes.io/zone": zone},
+                       "capacity": {"cpu": "8", "memory": "16Gi", "pods": 110}} for zone in ("a", "b")],
+        "deployments": [
+            {"name": "web", "replicas": 40, "template": {
+                "labels": {"app": "web"}, "requests": {"cpu": "100m"}, "terminationGracePeriodSeconds": 45,
+                "stopDuration": "3s"}},
+            {"name": "api", "replicas": 25, "template": {"labels": {"app": "api"}, "requests": {"memory": "64Mi"}}},
+        ],
+    })
+    copied = []
+    real = kubelet._new_containers
+    monkeypatch.setattr(kubelet, "_new_containers", lambda pods: copied.extend(pods) or real(pods))
+
+    def containers() -> dict:
+        sim = Simulation(scenario)
+        sim.run_until(30)
+        return {(name, key): slots(container) for name, k in sim.kubelets.items()
+                for key, container in k.containers.items()}
+
+    fast = containers()
+    assert len(copied) == 65 and len(fast) == 65
+    assert {c["grace_seconds"] for c in fast.values()} == {45, 30}
+    monkeypatch.setattr(kubelet, "copy_each", None)
+    assert containers() == fast

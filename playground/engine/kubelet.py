@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .clock import PHASE_KUBELET
+from .copies import copy_each
 from .objects import FAILED, FALSE, TRUE, Condition, Lease, Node, Pod
 
 if TYPE_CHECKING:
@@ -82,6 +83,9 @@ class Container:
     waiting_volumes: bool = False  # not started yet: its volumes are not attached to this node
     stop_at: int | None = None  # when the current stop ends (SIGKILL at the latest)
     known: bool = True  # the running kubelet process has seen this pod (False after a kubelet restart)
+
+
+_NEW_CONTAINER = Container("", 0)  # the original of _new_containers' copies
 
 
 class ContainerStarts:
@@ -229,10 +233,8 @@ def _start_admitted(sim: "Simulation", admitted: list) -> None:
         return
     starts = sim.container_starts
     last_due = None
-    for kubelet, pod in admitted:
+    for (kubelet, pod), container in zip(admitted, _new_containers([pod for _kubelet, pod in admitted])):
         # _start_container and _mount_and_start for a pod without volumes, inlined
-        container = Container(pod.key, pod.uid, False, False, None, pod.termination_grace_period_seconds,
-                              pod.stop_duration, ())
         kubelet.containers[pod.key] = container
         due = now + pod.start_duration
         if due == last_due:  # starts.add into the batch it opened or joined for the pod before
@@ -241,6 +243,17 @@ def _start_admitted(sim: "Simulation", admitted: list) -> None:
         else:
             starts.add(kubelet.node_name, container, due)
             last_due, batch, timer = due, starts.open_batch(), container.timer
+
+
+def _new_containers(pods: list[Pod]) -> list[Container]:
+    """A Container for each of `pods`, not started, without volumes: copies of one (copies.py), each
+    with its pod's own fields."""
+    if copy_each is None or not pods:
+        return [Container(pod.key, pod.uid, False, False, None, pod.termination_grace_period_seconds,
+                          pod.stop_duration, ()) for pod in pods]
+    return copy_each(_NEW_CONTAINER, ("pod_key", "uid", "grace_seconds", "stop_duration"),
+                     ([pod.key for pod in pods], [pod.uid for pod in pods],
+                      [pod.termination_grace_period_seconds for pod in pods], [pod.stop_duration for pod in pods]))
 
 
 class Kubelet:

@@ -20,8 +20,6 @@ from __future__ import annotations
 from dataclasses import MISSING, fields
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from .apiserver import AdmissionError
 from .clock import PHASE_WORKLOADS, Wakeup
 from .copies import copy_each
@@ -97,9 +95,14 @@ def random_suffix(rng: "random.Random", length: int = 5) -> str:
     return suffix
 
 
-# NAME_ALPHABET's characters by their draw (0 .. 26), as a bytes.translate table
-_SUFFIX_CHARACTERS = NAME_ALPHABET.encode().ljust(256, b"?")
 SUFFIX_LENGTH = 5
+# A draw is the top bits of a 32-bit word (Random._randbelow's getrandbits(width)): the top bits of the
+# word's last byte. As bytes.translate tables over that byte: its character, and the bytes whose
+# draw is rejected (not below the alphabet's size), deleted.
+_DRAW_SHIFT = 8 - len(NAME_ALPHABET).bit_length()
+_SUFFIX_CHARACTERS = bytes(NAME_ALPHABET.encode()[min(b >> _DRAW_SHIFT, len(NAME_ALPHABET) - 1)]
+                           for b in range(256))
+_REJECTED_DRAWS = bytes(b for b in range(256) if b >> _DRAW_SHIFT >= len(NAME_ALPHABET))
 
 
 def unique_names(rng: "random.Random", base: str, namespace: str, count: int, pods: dict) -> list[str]:
@@ -107,19 +110,17 @@ def unique_names(rng: "random.Random", base: str, namespace: str, count: int, po
     of `count` calls of _unique_name in a row, a name taken drawn again, with the same RNG sequence.
     getrandbits(k) takes the top k bits of one 32-bit word of the generator, and getrandbits(32 * n)
     the next n words, first word lowest: so the words are drawn n at a time, for the characters still
-    needed at least (a word makes at most one), read in numpy, and cut into suffixes in order; a
+    needed at least (a word makes at most one), read with bytes.translate, and cut into suffixes in order; a
     draw rejected by random_suffix, or a name taken, only asks for more words. Never a word more than
     one name after another draws (tests/test_workloads.py compares both, collisions forced)."""
-    size = len(NAME_ALPHABET)
-    shift = 32 - size.bit_length()
     prefix, key_prefix = f"{base}-", f"{namespace}/{base}-"
     names: list[str] = []
     keys: set[str] = set()
     pending = ""  # characters drawn, not yet in a name
     while len(names) < count:
         need = SUFFIX_LENGTH * (count - len(names)) - len(pending)
-        words = np.frombuffer(rng.getrandbits(32 * need).to_bytes(4 * need, "little"), dtype="<u4") >> shift
-        pending += words[words < size].astype(np.uint8).tobytes().translate(_SUFFIX_CHARACTERS).decode()
+        top_bytes = rng.getrandbits(32 * need).to_bytes(4 * need, "little")[3::4]
+        pending += top_bytes.translate(_SUFFIX_CHARACTERS, _REJECTED_DRAWS).decode()
         used = 0
         while used + SUFFIX_LENGTH <= len(pending) and len(names) < count:
             suffix = pending[used:used + SUFFIX_LENGTH]

@@ -439,7 +439,7 @@ def test_runs_of_pods_with_soft_anti_affinity_place_as_cycles(weight, beside, mo
     the weight (the pod counts for the others' term and its own term counts it). Beside it,
     "affine": a Deployment placed first whose pods prefer this one's nodes (their terms select
     this one's pods: a static part of the raw score); "repelling": the same with required
-    anti-affinity, which the runs do not model (the filter), so every pod takes a cycle."""
+    anti-affinity, whose filter rules out the side pods' nodes for every cycle of a run."""
     pools = "".join(f'[[nodePools]]\nnamePrefix = "{z}-"\ncount = {count}\nlabels = {{ "{ZONE}" = "{z}" }}\n'
                     f'capacity = {{ cpu = "{cpu}", memory = "32Gi", pods = 20 }}\n'
                     for z, count, cpu in (("a", 3, "4"), ("b", 5, "8"), ("c", 8, "16")))
@@ -459,7 +459,7 @@ def test_runs_of_pods_with_soft_anti_affinity_place_as_cycles(weight, beside, mo
             + SOFT_ANTI.format(weight=weight, app="web") + ' }\n')
     scenario = parse_scenario(text)
     document, state, start, placed = outcome(scenario, 10_000, True, monkeypatch)
-    assert placed == {"": 60, "affine": 65, "repelling": 0}[beside]  # (the affine pods' own terms select no side pod)
+    assert placed == {"": 60, "affine": 65, "repelling": 65}[beside]  # (the side pods' own terms select no side pod)
     assert (document, state, start) == outcome(scenario, 10_000, False, monkeypatch)[:3]
     by_node: dict[str, int] = {}
     for pod in json.loads(document)["pods"]:
@@ -467,6 +467,46 @@ def test_runs_of_pods_with_soft_anti_affinity_place_as_cycles(weight, beside, mo
             by_node[pod["node"]] = by_node.get(pod["node"], 0) + 1
     if weight == 100 and not beside:  # the preference outweighs the nodes' sizes: 60 pods over 16 nodes
         assert len(by_node) == 16 and max(by_node.values()) - min(by_node.values()) <= 1, by_node
+
+
+HARD_ANTI = ('affinity = {{ podAntiAffinity = {{ requiredDuringSchedulingIgnoredDuringExecution = [{{ '
+             'labelSelector = {{ matchLabels = {{ app = "{app}" }} }}, topologyKey = "kubernetes.io/hostname" }}]{preferred} }} }}')
+
+
+@pytest.mark.parametrize("soft", [False, True])
+def test_runs_of_pods_with_hard_anti_affinity_place_as_cycles(soft, monkeypatch) -> None:
+    """A Deployment whose pods may not share a node (required anti-affinity on the hostname against
+    their own pods: charts' hard preset), 20 replicas on 16 nodes of three sizes, one node already
+    holding one of its pods' kind (a pod of another Deployment with the same label): runs place one
+    pod a node on the other 15, each bind ruling its node out for the next cycle, exactly as one
+    cycle after another, and the 5 left over fail as their cycles say. With `soft`, the pods also
+    prefer nodes without the "side" Deployment's pods (a preferred anti-affinity term that does not
+    select them: a static part of the raw score, which changes the order the nodes are taken in)."""
+    pools = "".join(f'[[nodePools]]\nnamePrefix = "{z}-"\ncount = {count}\nlabels = {{ "{ZONE}" = "{z}" }}\n'
+                    f'capacity = {{ cpu = "{cpu}", memory = "32Gi", pods = 20 }}\n'
+                    for z, count, cpu in (("a", 3, "4"), ("b", 5, "8"), ("c", 8, "16")))
+    preferred = (', preferredDuringSchedulingIgnoredDuringExecution = [{{ weight = 60, podAffinityTerm = {{ '
+                 'labelSelector = {{ matchLabels = {{ app = "side" }} }}, topologyKey = "kubernetes.io/hostname" }} }}]'
+                 if soft else '')
+    text = (f'[scenario]\nname = "hard-anti"\nseed = 4\n[[priorityClasses]]\nname = "top"\nvalue = 2000\n{pools}'
+            '[[deployments]]\nname = "side"\nreplicas = 6\ntemplate = { priorityClassName = "top", '
+            'labels = { app = "side" }, requests = { cpu = "100m" } }\n'
+            '[[deployments]]\nname = "early"\nreplicas = 1\ntemplate = { priorityClassName = "top", '
+            'labels = { app = "cache" }, requests = { cpu = "100m" } }\n'
+            '[[deployments]]\nname = "cache"\nreplicas = 20\n'
+            'template = { labels = { app = "cache" }, requests = { cpu = "200m" }, '
+            + HARD_ANTI.format(app="cache", preferred=preferred).replace("{{", "{").replace("}}", "}") + ' }\n')
+    scenario = parse_scenario(text)
+    document, state, start, placed = outcome(scenario, 10_000, True, monkeypatch)
+    assert placed >= 6 + 15  # the side pods and every cache pod that fits: the runs (the one early pod takes a cycle)
+    assert (document, state, start) == outcome(scenario, 10_000, False, monkeypatch)[:3]
+    pods = json.loads(document)["pods"]
+    cache_nodes = [pod["node"] for pod in pods if pod["name"].startswith("cache-") and pod["node"]]
+    early_node = next(pod["node"] for pod in pods if pod["name"].startswith("early-"))
+    assert len(cache_nodes) == len(set(cache_nodes)) == 15 and early_node not in cache_nodes
+    pending = [pod for pod in pods if pod["name"].startswith("cache-") and not pod["node"]]
+    assert len(pending) == 5
+    assert "0/16 nodes are available: 16 node(s) didn't match pod anti-affinity rules." in json.dumps(pending)
 
 
 def test_the_loop_normalizes_pod_affinity_in_floats_as_the_plugin_does() -> None:
@@ -484,7 +524,7 @@ def test_the_loop_normalizes_pod_affinity_in_floats_as_the_plugin_does() -> None
     state[row["pod_affinity_raw"]] = (29, 100, 0)
     rng = random.Random(7)
     mt, index = equivalence.mt_state(rng)
-    params = np.array((1, 0, n, 100, 2**20, 3, 0, 0, *(0,) * 8, *(0,) * 5, 2, 0, index, n), dtype=np.int64)
+    params = np.array((1, 0, n, 100, 2**20, 3, 0, 0, *(0,) * 8, *(0,) * 5, 2, 0, 0, index, n), dtype=np.int64)
     out = np.zeros((4, 1), dtype=np.int64)
     placed = equivalence.LOOP(state, np.zeros(1, dtype=np.int64), equivalence.log_table(n), mt, out, params,
                               np.zeros(1, dtype=np.int64))

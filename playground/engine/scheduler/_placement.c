@@ -11,7 +11,9 @@
  *     state (genrand_uint32 and _randbelow_with_getrandbits);
  *   - InterPodAffinity's score from each row's raw score (interpodaffinity.run_inputs: terms on
  *     hostname keys only, so that a bind changes the bound row's alone), normalized over the window
- *     as score_columns does: int64(100.0 * ((raw - low) / (high - low))), 0 when all are equal;
+ *     as score_columns does: int64(100.0 * ((raw - low) / (high - low))), 0 when all are equal; its
+ *     filter as it was before the run (the feasible rows), a bound row ruled out where the pods'
+ *     required anti-affinity selects them (on a hostname key);
  *   - a DoNotSchedule spread constraint over a key of few domains on which every row counts
  *     (podtopologyspread.filter_columns' path over the kept domain sums): a row whose domain's
  *     matching pods + self-match - the lowest domain's exceed maxSkew leaves the window;
@@ -42,7 +44,7 @@ enum { OK_ROW, FEASIBLE, LOCAL, ALLOC_CPU, ALLOC_MEMORY, ALLOC_PODS, REQ_CPU, RE
 enum { P_COUNT, P_START, P_TO_FIND, P_CPU, P_MEMORY, P_TAINT_WEIGHT, P_PREFER, P_AFFINITY_WEIGHT, P_SPREAD,
        P_LIVE_MAX, P_DOMAINS, P_HOST_EXTRA, P_ZONE_EXTRA, P_HOST_MATCH, P_ZONE_MATCH, P_SPREAD_WEIGHT, P_SKEW,
        P_SKEW_DOMAINS, P_SKEW_MAX, P_SKEW_SELF, P_SKEW_MIN_DOMAINS, P_POD_AFFINITY_WEIGHT, P_POD_AFFINITY_DELTA,
-       P_MT_INDEX, PARAMS };
+       P_POD_AFFINITY_EXCLUSIVE, P_MT_INDEX, PARAMS };
 
 /* The rows of `out`: per pod placed. */
 enum { O_ROW, O_START, O_WORDS, O_COUNT, OUT_ROWS };
@@ -141,8 +143,9 @@ typedef struct {
      * placed (skew_limit) */
     int64_t skew, skew_domains, skew_max, skew_self, skew_min_domains, skew_lowest, skew_at_lowest, skew_limit;
     int64_t *skew_sums;
-    /* InterPodAffinity (weight 0 without): its weight, and what a bind adds to the bound row's raw score */
-    int64_t pod_affinity_weight, pod_affinity_delta;
+    /* InterPodAffinity (weight 0 without): its weight, what a bind adds to the bound row's raw score,
+     * and whether a bind rules the row out (required anti-affinity against the run's own pods) */
+    int64_t pod_affinity_weight, pod_affinity_delta, pod_affinity_exclusive;
     /* by (matching pods, zone) pair: spread_scores' raw score, the cycle that listed it
      * (note_spread), and the normalized score (for the pairs of its window) */
     int64_t *pair_value, *pair_stamp, *pair_normalized;
@@ -355,6 +358,8 @@ static void bind(Run *run, int64_t row)
         run->zone_sums[c[ZONE_IDS][row]] += run->zone_match;
     }
     c[POD_AFFINITY_RAW][row] += run->pod_affinity_delta;
+    if (run->pod_affinity_exclusive)
+        c[FEASIBLE][row] = 0;
     if (run->skew && run->skew_self) {
         int64_t *sum = &run->skew_sums[c[SKEW_IDS][row]];
         int was_lowest = *sum == run->skew_lowest;
@@ -457,7 +462,8 @@ static PyObject *place_pods(PyObject *self, PyObject *args)
                .zone_extra = p[P_ZONE_EXTRA], .host_match = p[P_HOST_MATCH], .zone_match = p[P_ZONE_MATCH],
                .spread_weight = p[P_SPREAD_WEIGHT], .prefer = p[P_PREFER], .skew_domains = p[P_SKEW_DOMAINS],
                .skew_max = p[P_SKEW_MAX], .skew_self = p[P_SKEW_SELF], .skew_min_domains = p[P_SKEW_MIN_DOMAINS],
-               .pod_affinity_weight = p[P_POD_AFFINITY_WEIGHT], .pod_affinity_delta = p[P_POD_AFFINITY_DELTA]};
+               .pod_affinity_weight = p[P_POD_AFFINITY_WEIGHT], .pod_affinity_delta = p[P_POD_AFFINITY_DELTA],
+               .pod_affinity_exclusive = p[P_POD_AFFINITY_EXCLUSIVE]};
     int64_t start = p[P_START], mt_index = p[P_MT_INDEX], skew = p[P_SKEW];
     run.skew = skew;
     PyBuffer_Release(&params_view);

@@ -16,11 +16,12 @@ call of `place_pods`, a loop in C (`_placement.c`) that runs each pod's cycle as
   same pair the other way round, ZONE_HOST) or a lone hostname one (HOST_ONLY, as HOST_ZONE with a
   zone term of 0: the usual partner of a zone DoNotSchedule constraint) in the same float64
   operations, in the same order, rounded as math.Round;
-- InterPodAffinity's score of a pod with preferred terms only, each on a key where every node is its
-  own domain (a hostname: charts' soft anti-affinity against their own pods), no required
-  anti-affinity of another pod selecting it: each row's raw score (interpodaffinity.run_inputs),
-  normalized over the window as NormalizeScore does in float64, a bind adding its change to the
-  bound row's;
+- InterPodAffinity for a pod without required affinity whose terms that count for it are each on a
+  key where every node is its own domain (a hostname: charts' soft and hard anti-affinity against
+  their own pods): each row's raw score (interpodaffinity.run_inputs), normalized over the window
+  as NormalizeScore does in float64, a bind adding its change to the bound row's; the filter's
+  verdict before the run on the feasible rows, a bind ruling its row out where the pod's required
+  anti-affinity selects the pod itself;
 - the tie-break: Python's `random.Random.randrange` on the simulation's generator, drawn here from a
   copy of its Mersenne Twister state (the same 32-bit words, the same rejection loop);
 - the bind's effect on what the next cycle reads: the row's requests, pod count, feasibility and
@@ -35,7 +36,7 @@ store, kubelets), checking after each bind that nothing else changed what the ne
 (another row, a nomination, a node's taints, a pod added to the queue, a kubelet rejecting the pod).
 Where something did, the run ends there: the rest of the run goes back to the queue as it was,
 next_start and the generator as after the last pod bound, and the ordinary cycle goes on. What the run cannot model
-(nominated pods, pod affinity other than preferred terms on hostname keys, DoNotSchedule spread
+(nominated pods, required pod affinity, pod affinity terms that count on keys other than hostname, DoNotSchedule spread
 constraints other than one on a key every row counts for, ScheduleAnyway ones of another shape, a
 filter list other than the default) keeps the ordinary cycle. A bind's cluster events reach the
 pods in unschedulablePods as after an ordinary cycle; one that moves a pod back to the queue (a push) ends the run. tests/test_equivalence.py
@@ -66,6 +67,7 @@ import numpy as np
 from ..objects import PENDING
 from . import num_feasible_nodes_to_find
 from .interpodaffinity import WEIGHT as POD_AFFINITY_WEIGHT
+from .interpodaffinity import RunInputs
 from .interpodaffinity import active as affinity_active
 from .interpodaffinity import run_inputs as affinity_run_inputs
 from .plugins import DEFAULT_FILTERS, NODE_AFFINITY, TAINT_TOLERATION
@@ -134,13 +136,13 @@ class Signature:
     __slots__ = ("first", "cls", "spread", "skew", "skew_sums", "affinity")
 
     def __init__(self, first, cls, spread: "SpreadInputs | None", skew=None,
-                 skew_sums: np.ndarray | None = None, affinity: tuple[np.ndarray, int] | None = None) -> None:
+                 skew_sums: np.ndarray | None = None, affinity: RunInputs | None = None) -> None:
         self.first = first
         self.cls = cls  # snapshot.PodClass: tolerations, node selection
         self.spread = spread  # what the loop reads of the ScheduleAnyway constraints (its zone sums a copy)
         self.skew = skew  # the one DoNotSchedule constraint, or None
         self.skew_sums = skew_sums  # its matching pods per domain (a copy), or None
-        self.affinity = affinity  # InterPodAffinity's raw score per row and a bind's change (run_inputs), or None
+        self.affinity = affinity  # what the loop reads of InterPodAffinity (run_inputs), or None
 
 
 def signature(scheduler, pod) -> Signature | None:
@@ -173,7 +175,10 @@ def signature(scheduler, pod) -> Signature | None:
         if inputs is None:
             return None
     cls = columns.pod_class(pod, scheduler.filters)
-    if not columns.placement(pod, cls).feasible.any():
+    feasible = columns.placement(pod, cls).feasible
+    if affinity is not None and affinity.passes is not None:
+        feasible = feasible & affinity.passes
+    if not feasible.any():
         return None  # its cycle fails: the ordinary one says why
     return Signature(pod, cls, inputs, skew, skew_sums, affinity)
 
@@ -397,6 +402,8 @@ def _place(scheduler, run: list, sig: Signature) -> int:
     state = np.zeros((len(STATE_ROWS), n), dtype=np.int64)
     state[ROW["ok"]] = sig.cls.ok
     state[ROW["feasible"]] = placement.feasible
+    if sig.affinity is not None and sig.affinity.passes is not None:
+        state[ROW["feasible"]] &= sig.affinity.passes
     state[ROW["local"]] = placement.local
     for name in COPIED:  # the columns' own names
         state[ROW[name]] = getattr(columns, name)
@@ -419,11 +426,10 @@ def _place(scheduler, run: list, sig: Signature) -> int:
         state[ROW["skew_ids"]] = columns.domains(c.topology_key)[0]
         skew_sums = sig.skew_sums
         skew = (1, len(skew_sums), c.max_skew, int(c.matcher.matches(first)), c.min_domains)
-    pod_affinity = (0, 0)
+    pod_affinity = (0, 0, 0)
     if sig.affinity is not None:
-        raw, delta = sig.affinity
-        state[ROW["pod_affinity_raw"]] = raw
-        pod_affinity = (POD_AFFINITY_WEIGHT, delta)
+        state[ROW["pod_affinity_raw"]] = sig.affinity.raw
+        pod_affinity = (POD_AFFINITY_WEIGHT, sig.affinity.delta, int(sig.affinity.exclusive))
     mt, index = mt_state(scheduler.sim.rng)
     count = len(run)
     params = np.array((count, scheduler.next_start % n,

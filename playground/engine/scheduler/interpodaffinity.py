@@ -407,23 +407,43 @@ def raw_scores(columns, counts, pod: Pod, nodes_by_name, rows: np.ndarray) -> np
     return raw
 
 
-def run_inputs(columns, counts, pod: Pod, nodes_by_name) -> tuple[np.ndarray, int] | None:
-    """For a run of pods equivalent to `pod` (equivalence.py): every row's raw score, and what
-    binding one more such pod to a row adds to that row's; None where the run does not model the
-    plugin. It models a pod with preferred terms only, no existing pod's required anti-affinity
-    term selecting it (the filter would Skip), and every term that counts for it (its own and
-    the counted pods' that select it) on a key where each row is its own domain (a hostname):
-    a bind then changes the bound row's score alone, by its own terms counting the new pod and
-    the new pod's terms (the same, held by its group) selecting the next, each term's signed
-    weight where the term selects the pod."""
-    if pod.required_pod_affinity or pod.required_pod_anti_affinity:
+class RunInputs:
+    """What the compiled loop reads of InterPodAffinity for a run (run_inputs): every row's raw
+    score, what binding one more pod of the run to a row adds to that row's, whether that bind
+    rules the row out for the next (`exclusive`), and the rows the filter passes (None: it skips)."""
+
+    __slots__ = ("raw", "delta", "exclusive", "passes")
+
+    def __init__(self, raw: np.ndarray, delta: int, exclusive: bool, passes: np.ndarray | None) -> None:
+        self.raw, self.delta, self.exclusive, self.passes = raw, delta, exclusive, passes
+
+
+def run_inputs(columns, counts, pod: Pod, nodes_by_name) -> RunInputs | None:
+    """For a run of pods equivalent to `pod` (equivalence.py): what a bind of the run changes for the
+    next cycle, where that is one row's alone; None where the run does not model the plugin.
+
+    The filter: the pod has no required affinity (a bind could make rows pass). Its required
+    anti-affinity terms that select the pod itself are each on a key where every row is its own
+    domain (a hostname: charts' hard anti-affinity against their own pods): a bind counts the new
+    pod on the bound row alone, for its own terms and, as an existing pod whose terms select the
+    next, for the existing pods' check, so the row is ruled out (`exclusive`). Its other terms, and
+    the existing pods' that select it, count pods the run does not add to: the filter's verdict
+    before the run holds for every cycle of it.
+
+    The score: every term that counts for it (its own preferred terms and the counted pods' that
+    select it; required anti-affinity does not score) on such a key: a bind then changes the bound
+    row's score alone, by its own terms counting the new pod and the new pod's terms (the same,
+    held by its group) selecting the next, each term's signed weight where the term selects the pod."""
+    if pod.required_pod_affinity:
         return None
-    if next(_group_terms_selecting(counts, pod, FILTERING), None) is not None:
-        return None
+    _affinity_terms, anti_terms = required_terms(pod)
+    own_anti = [term for term in anti_terms if term.matcher.matches(pod)]
     affinity, anti = preferred_terms(pod)
     own = [(t, t.weight) for t in affinity] + [(t, -t.weight) for t in anti]
     others = [term for term, _weight, _group in _group_terms_selecting(counts, pod, SCORING)]
-    if not all(own_domains(columns, term.topology_key) for term in [t for t, _w in own] + others):
+    if not all(own_domains(columns, term.topology_key) for term in own_anti + [t for t, _w in own] + others):
         return None
     delta = 2 * sum(weight for term, weight in own if term.matcher.matches(pod))
-    return raw_scores(columns, counts, pod, nodes_by_name, np.arange(len(columns.nodes))), delta
+    verdict = filter_columns(columns, counts, pod, nodes_by_name)
+    raw = raw_scores(columns, counts, pod, nodes_by_name, np.arange(len(columns.nodes)))
+    return RunInputs(raw, delta, bool(own_anti), None if verdict is None else verdict == 0)

@@ -89,9 +89,6 @@ class EventRecorder:
         # of the key's text: 300,000 Events at 150,000 pods kept ~50 MiB of keys.
         self._by_hash: dict[int, Event] = {}
         self._collided: dict[tuple, Event] = {}
-        # The shapes (the key but the message) of the Events those two hold, with how many: a run of
-        # messages whose shape has none repeats none of them (_repeats_any).
-        self._plain_shapes: dict[tuple, int] = {}
         # The Events of counted runs (record_run), found by the rest of their key: (source, instance,
         # object, uid, type, reason) -> message format -> argument -> the newest run made with it.
         # _run_entries: how many arguments were entered (an upper bound of what it holds).
@@ -103,8 +100,6 @@ class EventRecorder:
     def _index(self, key: tuple, event: Event, hashed: int) -> None:
         if self._by_hash.setdefault(hashed, event) is not event:
             self._collided[key] = event
-        shape = key[:6]
-        self._plain_shapes[shape] = self._plain_shapes.get(shape, 0) + 1
 
     def record(self, type_: str, reason: str, obj: str, message: str, source: str,
                uid: int = 0, instance: str = "") -> Event:
@@ -172,7 +167,7 @@ class EventRecorder:
         keys as it holds Events."""
         if self.limit is None or len(self._by_hash) + len(self._collided) + self._run_entries <= 2 * self.limit:
             return
-        self._by_hash, self._collided, self._plain_shapes = {}, {}, {}
+        self._by_hash, self._collided = {}, {}
         for kept in self.events.plain():
             kept_key = kept.key()
             self._index(kept_key, kept, key_hash(kept_key))
@@ -236,21 +231,18 @@ class EventRecorder:
         if len(set(arguments)) != len(arguments):
             return True
         oldest = self.total - len(self.events)
-        if shape in self._plain_shapes:
-            by_hash, collided = self._by_hash, self._collided
-            for argument in arguments:
-                key = (*shape, prefix + argument + suffix)
-                event = by_hash.get(key_hash(key))
-                if event is not None and event.key() != key:
-                    event = collided.get(key)
-                if event is not None and event.seq > oldest:
-                    return True
+        by_hash, collided = self._by_hash, self._collided
         runs = self._run_index.get(shape, {}).get(message_format, {})
-        if runs and not runs.keys().isdisjoint(arguments):
-            for argument in arguments:
-                run = runs.get(argument)
-                if run is not None and run.first_seq + run.position(argument) > oldest:
-                    return True
+        for argument in arguments:
+            key = (*shape, prefix + argument + suffix)
+            event = by_hash.get(key_hash(key))
+            if event is not None and event.key() != key:
+                event = collided.get(key)
+            if event is not None and event.seq > oldest:
+                return True
+            run = runs.get(argument)
+            if run is not None and run.first_seq + run.position(argument) > oldest:
+                return True
         return False
 
     def _enter_run(self, run: EventRun, arguments: list[str]) -> None:

@@ -506,10 +506,8 @@ class WorkloadControllers:
                     name = self._unique_name(rs.name, rs.namespace)
                     pod = pod_from_template(self.sim, name, rs.namespace, rs.template, owner)
                     if self._create(pod, ref, "replicaset-controller"):
-                        # (a run of one, as a batch's: the log then holds no plain Event of this
-                        # shape, whose messages a batch's run would have to be checked against)
-                        store.event_run("Normal", "SuccessfulCreate", ref, "Created pod: {0}", [pod.name],
-                                        "replicaset-controller")
+                        store.event("Normal", "SuccessfulCreate", ref, f"Created pod: {pod.name}",
+                                    "replicaset-controller")
                     else:
                         ok = False
             if not ok:

@@ -110,9 +110,10 @@ def unique_names(rng: "random.Random", base: str, namespace: str, count: int, po
     of `count` calls of _unique_name in a row, a name taken drawn again, with the same RNG sequence.
     getrandbits(k) takes the top k bits of one 32-bit word of the generator, and getrandbits(32 * n)
     the next n words, first word lowest: so the words are drawn n at a time, for the characters still
-    needed at least (a word makes at most one), read with bytes.translate, and cut into suffixes in order; a
-    draw rejected by random_suffix, or a name taken, only asks for more words. Never a word more than
-    one name after another draws (tests/test_workloads.py compares both, collisions forced)."""
+    needed at least (a word makes at most one), read with bytes.translate (a numpy round cost more than
+    the draws of a slow-start batch), and cut into suffixes in order; a draw rejected by
+    random_suffix, or a name taken, only asks for more words. Never a word more than one name after
+    another draws (tests/test_workloads.py compares both, collisions forced)."""
     prefix, key_prefix = f"{base}-", f"{namespace}/{base}-"
     names: list[str] = []
     keys: set[str] = set()

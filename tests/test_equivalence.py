@@ -666,3 +666,44 @@ def test_pods_of_one_template_rejected_by_other_plugins_get_their_own_hint() -> 
     scheduler._events = [ClusterEvent(ASSIGNED_POD_DELETE, "n-1", pod=pods[0])]
     scheduler._process_events(0)
     assert sorted(queue.unschedulable) == ["default/a"]
+
+
+def test_hints_keep_the_grouping_of_pods_that_wait_while_others_bind(monkeypatch) -> None:
+    """A hard anti-affinity Deployment with more replicas than nodes: the replicas that fit nowhere
+    wait in unschedulablePods while the other Deployments' pods bind one by one, each bind an event
+    for their hints. Their grouping by template is kept from one batch of events to the next while
+    no pod joins or leaves (Scheduler._unschedulable_groups), and the run is the one that asks for
+    every pod, in each batch: the same document and generator, far fewer questions."""
+    pools = "".join(f'[[nodePools]]\nnamePrefix = "{z}-"\ncount = 150\nlabels = {{ "{ZONE}" = "{z}" }}\n'
+                    'capacity = { cpu = "8", memory = "32Gi", pods = 30 }\n' for z in ("a", "b"))
+    text = ('[scenario]\nname = "waiting"\nseed = 6\n' + pools
+            + '[[deployments]]\nname = "cache"\nreplicas = 340\ntemplate = { labels = { app = "cache" }, '
+            'requests = { cpu = "100m" }, ' + HARD_ANTI.format(app="cache", preferred="").replace("{{", "{").replace("}}", "}")
+            + ' }\n'
+            + "".join(f'[[deployments]]\nname = "web-{i}"\nreplicas = 60\ntemplate = {{ labels = {{ app = "web-{i}" }}, '
+                      'requests = { cpu = "100m" } }\n' for i in range(4))
+            + '[[timeline]]\nat = "20s"\ndo = "scale"\ndeployment = "web-0"\nreplicas = 90\n'
+            + '[[timeline]]\nat = "40s"\ndo = "power-off"\nnode = "a-7"\n')
+    scenario = parse_scenario(text)
+    asked = []
+    worth = scheduler_module.Scheduler.worth_requeuing
+
+    def counted(self, *args):
+        asked.append(1)
+        return worth(self, *args)
+
+    monkeypatch.setattr(scheduler_module.Scheduler, "worth_requeuing", counted)
+
+    def run():
+        sim = Simulation(scenario)
+        sim.run_until_ms(120_000)
+        pending = sum(1 for pod in sim.store.pods.values() if not pod.node_name)
+        return json.dumps(snapshot(sim), indent=1), sim.rng.getstate(), len(asked), pending
+
+    grouped = run()
+    monkeypatch.setattr(scheduler_module.Scheduler, "memo_hints", False)
+    asked.clear()
+    each = run()
+    assert grouped[:2] == each[:2]
+    assert grouped[3] >= 40  # the replicas beyond one a node wait
+    assert grouped[2] * 20 < each[2], (grouped[2], each[2])

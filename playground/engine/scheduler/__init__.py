@@ -351,6 +351,9 @@ class Scheduler:
         # Cycles that fitted nowhere, by (namespace, id(labels)): (labels, run key, what it read, its
         # Diagnosis); see _no_fit_again.
         self._no_fit: dict[tuple[str, int], tuple] = {}
+        # unschedulablePods grouped for the hints (_unschedulable_groups), with the queue's
+        # unschedulable_version it was made at; None once a pod of it changed.
+        self._hint_groups: tuple[int, list] | None = None
         # PostFilter: DefaultPreemption (set to None to run without preemption).
         self.preemption: DefaultPreemption | None = DefaultPreemption(self)
         # SchedulerAsyncPreemption: the candidates a failing cycle's PostFilter chose, prepared (victims
@@ -367,6 +370,8 @@ class Scheduler:
 
     @watches("added", "bound", "phase", "deleting", "nominated", "removed")
     def _on_pod_event(self, what: str, pod: Pod) -> None:
+        if self._hint_groups is not None and pod.key in self.queue.unschedulable:
+            self._hint_groups = None  # (what the grouping read of the pod may have changed)
         if what == "nominated":
             self._index_nomination(pod)
             return
@@ -512,27 +517,53 @@ class Scheduler:
         if not self.queue.unschedulable:
             return
         pods = self.sim.store.pods
+        if not self.memo_hints:
+            def worth(info) -> bool:
+                pod = pods.get(info.key)
+                return pod is None or self.worth_requeuing(pod, info.unschedulable_plugins, events)
+
+            self.queue.move_matching(now, worth)
+            return
         # The hints read of a pod only what a cycle does (equivalence's run key, its labels): pods
         # of one template rejected by the same plugins get one answer for these events (thousands
         # of Pending replacements during an outage, each told of every bind that may help).
-        run_key, answers = _equivalence._RUN_KEY, {}
+        moving = []
+        for first, plugins, keys in self._unschedulable_groups():
+            pod = pods.get(first)
+            if pod is None or self.worth_requeuing(pod, plugins, events):
+                moving += keys
+        self.queue.move_keys(now, moving)
 
-        def worth(info) -> bool:
-            pod = pods.get(info.key)
-            if pod is None:
-                return True
+    def _unschedulable_groups(self) -> list[tuple[str, frozenset[str], list[str]]]:
+        """The pods of unschedulablePods as (first key, rejecting plugins, keys) by template: one
+        namespace, labels dict and run key (equivalence._RUN_KEY), the same plugins; a pod gone
+        alone. Kept while no pod joins or leaves unschedulablePods (the queue's
+        unschedulable_version) and no pod of it changes (_on_pod_event): while pods that fit
+        nowhere wait, each bind of the others delivers its event to all of them."""
+        queue = self.queue
+        if self._hint_groups is not None and self._hint_groups[0] == queue.unschedulable_version:
+            return self._hint_groups[1]
+        pods, run_key = self.sim.store.pods, _equivalence._RUN_KEY
+        groups: list[tuple[str, frozenset[str], list[str]]] = []
+        by_template: dict[tuple, list[tuple]] = {}
+        for key, info in queue.unschedulable.items():
+            pod = pods.get(key)
             plugins = info.unschedulable_plugins
-            if not self.memo_hints:
-                return self.worth_requeuing(pod, plugins, events)
-            key = (pod.namespace, id(pod.labels), plugins)
-            seen = answers.get(key)
-            if seen is not None and seen[0].labels is pod.labels and seen[1] == run_key(pod):
-                return seen[2]
-            answer = self.worth_requeuing(pod, plugins, events)
-            answers[key] = (pod, run_key(pod), answer)
-            return answer
-
-        self.queue.move_matching(now, worth)
+            if pod is None:
+                groups.append((key, plugins, [key]))
+                continue
+            shape, labels = run_key(pod), pod.labels
+            alike = by_template.setdefault((pod.namespace, id(labels), plugins), [])
+            for seen_labels, seen_shape, keys in alike:
+                if seen_labels is labels and seen_shape == shape:
+                    keys.append(key)
+                    break
+            else:
+                keys = [key]
+                alike.append((labels, shape, keys))
+                groups.append((key, plugins, keys))
+        self._hint_groups = (queue.unschedulable_version, groups)
+        return groups
 
     # ---------------------------------------------------------------- run loop
 

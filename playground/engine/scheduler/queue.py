@@ -60,6 +60,9 @@ class SchedulingQueue:
         self._backoff: list[tuple] = []
         self._error_backoff: list[tuple] = []  # podErrorBackoffQ (pop_from_backoff only)
         self.unschedulable: dict[str, QueuedPodInfo] = {}
+        # Moved by every change to unschedulablePods (a pod in or out): what the scheduler keeps of
+        # its pods' grouping for the hints holds while this stays (Scheduler._hint_groups).
+        self.unschedulable_version = 0
         self._token = 0
 
     def __len__(self) -> int:
@@ -191,8 +194,8 @@ class SchedulingQueue:
 
     def delete(self, key: str) -> None:
         info = self.infos.pop(key, None)
-        if info is not None:
-            self.unschedulable.pop(key, None)
+        if info is not None and self.unschedulable.pop(key, None) is not None:
+            self.unschedulable_version += 1
 
     def has_active(self) -> bool:
         return self._first_active(False) is not None
@@ -276,7 +279,8 @@ class SchedulingQueue:
     def done(self, key: str) -> None:
         """The pod was bound (or left the scheduler): forget it."""
         self.infos.pop(key, None)
-        self.unschedulable.pop(key, None)
+        if self.unschedulable.pop(key, None) is not None:
+            self.unschedulable_version += 1
 
     def done_many(self, keys: list[str]) -> None:
         """done for each of `keys` (a run bound together)."""
@@ -285,6 +289,7 @@ class SchedulingQueue:
             pop(key, None)
         unschedulable = self.unschedulable
         if unschedulable and not unschedulable.keys().isdisjoint(keys):
+            self.unschedulable_version += 1
             for key in keys:
                 unschedulable.pop(key, None)
 
@@ -298,6 +303,7 @@ class SchedulingQueue:
         info.where = UNSCHEDULABLE
         info.unschedulable_since = now
         self.unschedulable[info.key] = info
+        self.unschedulable_version += 1
 
     def requeue_backoff(self, info: QueuedPodInfo, now: int) -> None:
         """A failed pod that goes back after its backoff at once: it was rejected by no plugin (an
@@ -315,7 +321,13 @@ class SchedulingQueue:
         to backoffQ or activeQ; in the order they became unschedulable."""
         # (`worth` answers each pod on its own, so only the pods that move need sorting: during an
         # outage thousands wait and a batch of events moves few)
-        moving = [key for key, info in self.unschedulable.items() if worth(info)]
+        return self.move_keys(now, [key for key, info in self.unschedulable.items() if worth(info)])
+
+    def move_keys(self, now: int, moving: list[str]) -> int:
+        """Move these pods of unschedulablePods to backoffQ or activeQ, in the order they became
+        unschedulable."""
+        if moving:
+            self.unschedulable_version += 1
         for key in sorted(moving, key=lambda k: (self.infos[k].timestamp, k)):
             self._requeue(self.unschedulable.pop(key), now)
         return len(moving)
@@ -323,6 +335,8 @@ class SchedulingQueue:
     def move_all(self, now: int) -> int:
         """MoveAllToActiveOrBackoffQueue for a cluster event that may make pods schedulable."""
         moved = 0
+        if self.unschedulable:
+            self.unschedulable_version += 1
         for key in sorted(self.unschedulable, key=lambda k: (self.infos[k].timestamp, k)):
             info = self.unschedulable.pop(key)
             self._requeue(info, now)
@@ -367,6 +381,8 @@ class SchedulingQueue:
     def flush_unschedulable_leftover(self, now: int) -> int:
         stale = [k for k, info in self.unschedulable.items()
                  if info.unschedulable_since is not None and now - info.unschedulable_since > MAX_IN_UNSCHEDULABLE_MS]
+        if stale:
+            self.unschedulable_version += 1
         for key in stale:
             self._requeue(self.unschedulable.pop(key), now)
         return len(stale)

@@ -403,6 +403,8 @@ class Scheduler:
         join the queue and the scheduler is woken once, as the first of them woke it (the same
         instant; the others found it woken); a run bound together leaves the queue and the
         nominator without a call per pod."""
+        if self._hint_groups is not None and not self.queue.unschedulable.keys().isdisjoint([p.key for p in pods]):
+            self._hint_groups = None  # (as _on_pod_event drops it)
         if what == "bound" and not self.topology.rejected:
             # (a run bound together: no pod the topology plugins rejected waits for these binds)
             # (the nominator and the queue share nothing: each is told of the whole run in turn)

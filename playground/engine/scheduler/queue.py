@@ -289,9 +289,9 @@ class SchedulingQueue:
             pop(key, None)
         unschedulable = self.unschedulable
         if unschedulable and not unschedulable.keys().isdisjoint(keys):
-            self.unschedulable_version += 1
             for key in keys:
-                unschedulable.pop(key, None)
+                if unschedulable.pop(key, None) is not None:
+                    self.unschedulable_version += 1  # (as done moves it)
 
     def add_unschedulable(self, info: QueuedPodInfo, now: int) -> None:
         """AddUnschedulableIfNotPresent after a failed attempt."""

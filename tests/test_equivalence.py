@@ -485,8 +485,8 @@ def test_runs_of_pods_with_hard_anti_affinity_place_as_cycles(soft, monkeypatch)
     pools = "".join(f'[[nodePools]]\nnamePrefix = "{z}-"\ncount = {count}\nlabels = {{ "{ZONE}" = "{z}" }}\n'
                     f'capacity = {{ cpu = "{cpu}", memory = "32Gi", pods = 20 }}\n'
                     for z, count, cpu in (("a", 3, "4"), ("b", 5, "8"), ("c", 8, "16")))
-    preferred = (', preferredDuringSchedulingIgnoredDuringExecution = [{{ weight = 60, podAffinityTerm = {{ '
-                 'labelSelector = {{ matchLabels = {{ app = "side" }} }}, topologyKey = "kubernetes.io/hostname" }} }}]'
+    preferred = (', preferredDuringSchedulingIgnoredDuringExecution = [{ weight = 60, podAffinityTerm = { '
+                 'labelSelector = { matchLabels = { app = "side" } }, topologyKey = "kubernetes.io/hostname" } }]'
                  if soft else '')
     text = (f'[scenario]\nname = "hard-anti"\nseed = 4\n[[priorityClasses]]\nname = "top"\nvalue = 2000\n{pools}'
             '[[deployments]]\nname = "side"\nreplicas = 6\ntemplate = { priorityClassName = "top", '
@@ -495,7 +495,7 @@ def test_runs_of_pods_with_hard_anti_affinity_place_as_cycles(soft, monkeypatch)
             'labels = { app = "cache" }, requests = { cpu = "100m" } }\n'
             '[[deployments]]\nname = "cache"\nreplicas = 20\n'
             'template = { labels = { app = "cache" }, requests = { cpu = "200m" }, '
-            + HARD_ANTI.format(app="cache", preferred=preferred).replace("{{", "{").replace("}}", "}") + ' }\n')
+            + HARD_ANTI.format(app="cache", preferred=preferred) + ' }\n')
     scenario = parse_scenario(text)
     document, state, start, placed = outcome(scenario, 10_000, True, monkeypatch)
     assert placed >= 6 + 15  # the side pods and every cache pod that fits: the runs (the one early pod takes a cycle)
@@ -539,14 +539,10 @@ HINT_SCENARIOS = ["spread-zone-outage.toml", "anti-affinity-pending.toml", "pend
                   "zone-outage.toml", "preemption-full-cluster.toml", "rollout-stuck.toml"]
 
 
-@pytest.mark.parametrize("source", HINT_SCENARIOS + [f"random-{seed}" for seed in range(6)])
-def test_hints_answered_once_per_template_as_pod_by_pod(source: str, monkeypatch) -> None:
-    """Pods of one template rejected by the same plugins share the queueing hints' answer to a batch
-    of cluster events (Scheduler._process_events): the run is the one that asks for every pod."""
-    if source.startswith("random-"):
-        scenario = parse_scenario(random_cluster(int(source.split("-")[1])))
-    else:
-        scenario = load_scenario(Path(__file__).resolve().parent.parent / "scenarios" / source)
+def hints_shared_and_each(scenario, until_ms: int, monkeypatch) -> tuple[tuple, tuple]:
+    """The scenario run to `until_ms` with the hints' answers shared by template, then asked for each
+    pod (Scheduler.memo_hints False): each run's (sim --json's document, the generator's state, the
+    hints' questions, the pods left without a node)."""
     asked = []
     worth = scheduler_module.Scheduler.worth_requeuing
 
@@ -556,15 +552,27 @@ def test_hints_answered_once_per_template_as_pod_by_pod(source: str, monkeypatch
 
     monkeypatch.setattr(scheduler_module.Scheduler, "worth_requeuing", counted)
 
-    def run():
+    def run() -> tuple:
+        asked.clear()
         sim = Simulation(scenario)
-        sim.run_until_ms(600_000)
-        return json.dumps(snapshot(sim), indent=1), sim.rng.getstate(), len(asked)
+        sim.run_until_ms(until_ms)
+        pending = sum(1 for pod in sim.store.pods.values() if not pod.node_name)
+        return json.dumps(snapshot(sim), indent=1), sim.rng.getstate(), len(asked), pending
 
     shared = run()
     monkeypatch.setattr(scheduler_module.Scheduler, "memo_hints", False)
-    asked.clear()
-    each = run()
+    return shared, run()
+
+
+@pytest.mark.parametrize("source", HINT_SCENARIOS + [f"random-{seed}" for seed in range(6)])
+def test_hints_answered_once_per_template_as_pod_by_pod(source: str, monkeypatch) -> None:
+    """Pods of one template rejected by the same plugins share the queueing hints' answer to a batch
+    of cluster events (Scheduler._process_events): the run is the one that asks for every pod."""
+    if source.startswith("random-"):
+        scenario = parse_scenario(random_cluster(int(source.split("-")[1])))
+    else:
+        scenario = load_scenario(Path(__file__).resolve().parent.parent / "scenarios" / source)
+    shared, each = hints_shared_and_each(scenario, 600_000, monkeypatch)
     assert shared[:2] == each[:2]
     assert shared[2] <= each[2]
 
@@ -678,32 +686,13 @@ def test_hints_keep_the_grouping_of_pods_that_wait_while_others_bind(monkeypatch
                     'capacity = { cpu = "8", memory = "32Gi", pods = 30 }\n' for z in ("a", "b"))
     text = ('[scenario]\nname = "waiting"\nseed = 6\n' + pools
             + '[[deployments]]\nname = "cache"\nreplicas = 340\ntemplate = { labels = { app = "cache" }, '
-            'requests = { cpu = "100m" }, ' + HARD_ANTI.format(app="cache", preferred="").replace("{{", "{").replace("}}", "}")
+            'requests = { cpu = "100m" }, ' + HARD_ANTI.format(app="cache", preferred="")
             + ' }\n'
             + "".join(f'[[deployments]]\nname = "web-{i}"\nreplicas = 60\ntemplate = {{ labels = {{ app = "web-{i}" }}, '
                       'requests = { cpu = "100m" } }\n' for i in range(4))
             + '[[timeline]]\nat = "20s"\ndo = "scale"\ndeployment = "web-0"\nreplicas = 90\n'
             + '[[timeline]]\nat = "40s"\ndo = "power-off"\nnode = "a-7"\n')
-    scenario = parse_scenario(text)
-    asked = []
-    worth = scheduler_module.Scheduler.worth_requeuing
-
-    def counted(self, *args):
-        asked.append(1)
-        return worth(self, *args)
-
-    monkeypatch.setattr(scheduler_module.Scheduler, "worth_requeuing", counted)
-
-    def run():
-        sim = Simulation(scenario)
-        sim.run_until_ms(120_000)
-        pending = sum(1 for pod in sim.store.pods.values() if not pod.node_name)
-        return json.dumps(snapshot(sim), indent=1), sim.rng.getstate(), len(asked), pending
-
-    grouped = run()
-    monkeypatch.setattr(scheduler_module.Scheduler, "memo_hints", False)
-    asked.clear()
-    each = run()
+    grouped, each = hints_shared_and_each(parse_scenario(text), 120_000, monkeypatch)
     assert grouped[:2] == each[:2]
     assert grouped[3] >= 40  # the replicas beyond one a node wait
     assert grouped[2] * 20 < each[2], (grouped[2], each[2])

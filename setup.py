@@ -5,6 +5,8 @@ without them and does the same work in Python, to the same result, only slower a
   equivalence.py);
 - copies of one slotted object with a few fields changed, in one call (playground/engine/_copies.c, see
   copies.py): a ReplicaSet's batch of pods and their queue entries;
+- the per-pod loops of a run of pods bound together and of its containers' starts
+  (playground/engine/_binds.c, see binds.py): the store's accounting, the kubelets' admission;
 - the builder of YAML documents from libyaml's parse events (playground/manifests/_yamlbuild.c, see
   yamlload.py), linked with the system's libyaml (Debian: libyaml-dev).
 """
@@ -22,6 +24,12 @@ setup(ext_modules=[
     Extension(
         "playground.engine._copies",
         sources=["playground/engine/_copies.c"],
+        extra_compile_args=["-O2"],
+        optional=True,
+    ),
+    Extension(
+        "playground.engine._binds",
+        sources=["playground/engine/_binds.c"],
         extra_compile_args=["-O2"],
         optional=True,
     ),

@@ -28,6 +28,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from . import binds
 from .clock import PHASE_KUBELET
 from .copies import copy_each
 from .objects import FAILED, FALSE, TRUE, Condition, Lease, Node, Pod
@@ -131,24 +132,14 @@ class ContainerStarts:
         (Store.set_pods_running)."""
         if number == self._open:
             self._open = None
-        kubelets, pods = self.sim.kubelets, self.sim.store.pods
-        running = []
-        # node name -> (its kubelet's containers, whether it can write): no start changes either
-        machines: dict[str, tuple] = {}
-        for node_name, pod_key in self.batches.pop(number, ()):
-            machine = machines.get(node_name)
-            if machine is None:
-                kubelet = kubelets.get(node_name)
-                machine = machines[node_name] = (kubelet.containers, kubelet.signalling) if kubelet is not None \
-                    else (NO_CONTAINERS, False)
-            container = machine[0].get(pod_key)
-            if container is not None and container.timer == -number:
-                # Kubelet.container_running, inlined: a batch is every pod started at one instant
-                container.timer = None
-                container.started = True
-                pod = pods.get(pod_key)
-                if pod is not None and pod.uid == container.uid and machine[1]:
-                    running.append(pod)
+        kubelets = self.sim.kubelets
+
+        def machine_of(node_name: str) -> tuple:  # (no start changes what it answers)
+            kubelet = kubelets.get(node_name)
+            return (kubelet.containers, kubelet.signalling) if kubelet is not None else (NO_CONTAINERS, False)
+
+        # Kubelet.container_running for each, inlined: a batch is every pod started at one instant
+        running = binds.start_batch(self.batches.pop(number, []), machine_of, self.sim.store.pods, number)
         if running:
             self.sim.store.set_pods_running(running, RUNNING_CONDITIONS)
 
@@ -186,33 +177,22 @@ def start_bound_pods(sim: "Simulation", pods: list[Pod]) -> None:
     alone (the binds of a run the scheduler made quiet: no budget, no StatefulSet, no volume,
     equivalence.quiet_binds), and starting a container tells no one. Otherwise one pod_bound after
     another."""
-    kubelets, nodes, totals_fit = sim.kubelets, sim.store.nodes, Kubelet.totals_fit
-    admitted: list[tuple[Kubelet, Pod]] = []
-    # node name -> its kubelet if it can write (else None), its shutdown and totals checked the first
-    # time; nothing in this loop changes what a kubelet answers. (A break is always safe: the pods
-    # then take pod_bound one after another.)
-    writers: dict[str, Kubelet | None] = {}
-    for pod in pods:
-        name = pod.node_name or ""
-        kubelet = writers.get(name, NOT_SEEN)
-        if kubelet is NOT_SEEN:
-            kubelet = kubelets.get(name)
-            if kubelet is not None:
-                if not kubelet.signalling:
-                    kubelet = None
-                elif kubelet.shutdown is not None:
-                    break
-                else:
-                    node = nodes.get(name)  # (Kubelet.node, inlined: a pod a node)
-                    if node is not None and not totals_fit(node):
-                        break
-            writers[name] = kubelet
-        if kubelet is None or pod.key in kubelet.containers:
-            continue
-        if pod.volume_claims:
-            break
-        admitted.append((kubelet, pod))
-    else:
+    kubelets, nodes = sim.kubelets, sim.store.nodes
+
+    def writer_of(name: str) -> "Kubelet | None | object":
+        """The node's kubelet if it can write (else None), or NOT_SEEN where its pods take pod_bound
+        one after another (a shutdown under way, totals that do not fit). Nothing the pods' admission
+        does changes what a kubelet answers."""
+        kubelet = kubelets.get(name)
+        if kubelet is None or not kubelet.signalling:
+            return None
+        if kubelet.shutdown is not None:
+            return NOT_SEEN
+        node = nodes.get(name)  # (Kubelet.node, inlined: a pod a node)
+        return NOT_SEEN if node is not None and not Kubelet.totals_fit(node) else kubelet
+
+    admitted = binds.admit_all(pods, writer_of, NOT_SEEN)
+    if admitted is not None:
         _start_admitted(sim, admitted)
         return
     for pod in pods:
@@ -231,18 +211,10 @@ def _start_admitted(sim: "Simulation", admitted: list) -> None:
         for kubelet, pod in admitted:
             kubelet._start_container(pod)
         return
+    # _start_container and _mount_and_start for each pod (none has volumes), inlined
     starts = sim.container_starts
-    last_due = None
-    for (kubelet, pod), container in zip(admitted, _new_containers([pod for _kubelet, pod in admitted])):
-        # _start_container and _mount_and_start for a pod without volumes, inlined
-        kubelet.containers[pod.key] = container
-        due = now + pod.start_duration
-        if due == last_due:  # starts.add into the batch it opened or joined for the pod before
-            batch.append((kubelet.node_name, pod.key))
-            container.timer = timer
-        else:
-            starts.add(kubelet.node_name, container, due)
-            last_due, batch, timer = due, starts.open_batch(), container.timer
+    binds.add_containers(admitted, _new_containers([pod for _kubelet, pod in admitted]), now, starts.add,
+                         starts.open_batch)
 
 
 def _new_containers(pods: list[Pod]) -> list[Container]:

@@ -13,6 +13,7 @@ from itertools import islice
 from operator import attrgetter
 from typing import Callable, Iterable, Iterator
 
+from . import binds
 from .eventlog import EventLog, EventRun
 from .objects import (
     FAILED,
@@ -642,29 +643,15 @@ class Store:
             for pod in pods:
                 self._account(pod, +1)
             return
-        nodes, by_node, on_account = self.nodes, self.pods_by_node, self.on_account
+        changed = binds.account_bound(pods, self.pods_by_node, self.nodes, DEFAULT_MILLI_CPU_REQUEST, DEFAULT_MEMORY_REQUEST)
         # (told after the totals, in one call where it can be: what it counts reads neither)
-        each = on_account if self.on_account_bound is None else None
-        changed = []
-        for pod in pods:
-            node_name = pod.node_name
-            listed = by_node.get(node_name)
-            if listed is None:
-                listed = by_node[node_name] = {}
-            listed[pod.key] = pod
-            if each is not None:
-                each(pod, +1)
-            node = nodes.get(node_name)
-            if node is not None:  # (_account's additions, inlined: a run is thousands of pods)
-                cpu, memory = pod.cpu, pod.memory
-                node.requested_cpu += cpu
-                node.requested_memory += memory
-                node.nonzero_cpu += cpu or DEFAULT_MILLI_CPU_REQUEST
-                node.nonzero_memory += memory or DEFAULT_MEMORY_REQUEST
-                node.pod_count += 1
-                changed.append(node)
-        if each is None and on_account is not None:
-            self.on_account_bound(pods)
+        on_account = self.on_account
+        if on_account is not None:
+            if self.on_account_bound is not None:
+                self.on_account_bound(pods)
+            else:
+                for pod in pods:
+                    on_account(pod, +1)
         self.on_requests_many(changed)
 
     def set_pods_condition(self, pods: list[Pod], ctype: str, status: str) -> None:

@@ -1,0 +1,110 @@
+"""The per-pod loops of a run of pods bound together and of its containers' starts: the store's
+accounting (Store._account_bound), the kubelets' admission and container starts
+(kubelet.start_bound_pods, ContainerStarts.run).
+
+Each function here is the plain Python of its loop, and the reference of `_binds.c`, which does the
+same reads and writes in the same order without the interpreter's dispatch (a fifth of opening
+150,000 pods). Where the C module is built, its functions replace these (`COMPILED`; `PLAIN` keeps
+these); tests/test_binds.py compares the two."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+
+def account_bound(pods: list, by_node: dict, nodes: dict, default_cpu: int, default_memory: int) -> list:
+    """Each pod listed under its node in `by_node`, and its requests added to its Node's totals
+    (Store._account, +1); the Node of each pod that has one, in order (with repeats)."""
+    changed = []
+    for pod in pods:
+        node_name = pod.node_name
+        listed = by_node.get(node_name)
+        if listed is None:
+            listed = by_node[node_name] = {}
+        listed[pod.key] = pod
+        node = nodes.get(node_name)
+        if node is not None:
+            cpu, memory = pod.cpu, pod.memory
+            node.requested_cpu += cpu
+            node.requested_memory += memory
+            node.nonzero_cpu += cpu or default_cpu
+            node.nonzero_memory += memory or default_memory
+            node.pod_count += 1
+            changed.append(node)
+    return changed
+
+
+def admit_all(pods: list, writer_of: Callable[[str], Any], stop: object) -> list | None:
+    """The (kubelet, pod) pairs of the pods whose kubelet admits them with nothing written but their
+    start, in order, skipping a pod on no writing kubelet and one whose containers it already holds;
+    None where some pod needs its own pod_bound (a pod with volumes, or a node `writer_of` answers
+    `stop` for). `writer_of(node name)` is asked once per node name: the kubelet that can write, None,
+    or `stop`."""
+    writers: dict[str, Any] = {}
+    admitted = []
+    for pod in pods:
+        name = pod.node_name or ""
+        kubelet = writers.get(name, stop)
+        if kubelet is stop:
+            kubelet = writers[name] = writer_of(name)
+            if kubelet is stop:
+                return None
+        if kubelet is None or pod.key in kubelet.containers:
+            continue
+        if pod.volume_claims:
+            return None
+        admitted.append((kubelet, pod))
+    return admitted
+
+
+def add_containers(admitted: list, containers: list, now: int, add: Callable, open_batch: Callable) -> None:
+    """Each admitted pod's container held by its kubelet and its start due at now + start_duration:
+    `add(node name, container, due)` (ContainerStarts.add), or, where the start is due when the
+    pod's before it was, appended to the batch that add opened or joined (`open_batch()`) with that
+    container's timer, as add would."""
+    last_due = batch = timer = None
+    for (kubelet, pod), container in zip(admitted, containers, strict=True):
+        kubelet.containers[pod.key] = container
+        due = now + pod.start_duration
+        if last_due is not None and due == last_due:
+            batch.append((kubelet.node_name, pod.key))
+            container.timer = timer
+        else:
+            add(kubelet.node_name, container, due)
+            last_due, batch, timer = due, open_batch(), container.timer
+
+
+def start_batch(batch: list, machine_of: Callable[[str], tuple], pods: dict, number: int) -> list:
+    """The containers of batch `number` start (Kubelet.container_running for each still in it:
+    timer -number); the pods whose Running report their kubelet writes, in order.
+    `machine_of(node name)` is asked once per node name: (its kubelet's containers, can it write)."""
+    machines: dict[str, tuple] = {}
+    running = []
+    mark = -number
+    for node_name, pod_key in batch:
+        machine = machines.get(node_name)
+        if machine is None:
+            machine = machines[node_name] = machine_of(node_name)
+        container = machine[0].get(pod_key)
+        if container is not None and container.timer == mark:
+            container.timer = None
+            container.started = True
+            pod = pods.get(pod_key)
+            if pod is not None and pod.uid == container.uid and machine[1]:
+                running.append(pod)
+    return running
+
+
+PLAIN = {"account_bound": account_bound, "admit_all": admit_all, "add_containers": add_containers,
+         "start_batch": start_batch}
+
+try:
+    from . import _binds
+except ImportError:  # not built: the loops above
+    _binds = None
+COMPILED = _binds is not None
+if _binds is not None:
+    account_bound = _binds.account_bound
+    admit_all = _binds.admit_all
+    add_containers = _binds.add_containers
+    start_batch = _binds.start_batch

@@ -21,7 +21,7 @@ from conftest import apply_operation
 from test_bind_together import binding, operations, random_cluster
 
 from playground.engine import Simulation, binds
-from playground.engine.kubelet import Container
+from playground.engine.kubelet import Container, Kubelet
 from playground.engine.objects import Node, Pod
 from playground.engine.report import snapshot
 from playground.scenario import load_scenario, parse_scenario
@@ -37,13 +37,6 @@ compiled = pytest.mark.skipif(not binds.COMPILED, reason="the compiled binds are
 @compiled
 def test_the_compiled_binds_are_built() -> None:
     assert binds.COMPILED
-
-
-class FakeKubelet:
-    """What the loops read of a kubelet: its node name and its containers."""
-
-    def __init__(self, node_name: str, containers: dict) -> None:
-        self.node_name, self.containers = node_name, containers
 
 
 def pod(i: int, node_name, cpu: int = 0, memory: int = 0, claims=(), start_duration: int = 1000) -> Pod:
@@ -98,43 +91,70 @@ def test_account_bound_as_plain(pods, nodes, listed):
 
 # ---------------------------------------------------------------- admit_all
 
-STOP = object()
+class FakeKubelet:
+    """What the loops read of a kubelet: its node name, its containers, whether it can write, its
+    shutdown."""
+
+    def __init__(self, node_name: str, containers: dict, signalling: bool = True, shutdown=None) -> None:
+        self.node_name, self.containers, self.shutdown = node_name, containers, shutdown
+        self._signalling = signalling
+        self.asked = 0
+
+    @property
+    def signalling(self) -> bool:
+        self.asked += 1
+        return self._signalling
+
+
+kubelet_states = st.sampled_from(["writes", "quiet", "shutting down", "missing"])
+# (pods, cpu, memory) requested against allocatable (4, 4000, 4000): some over
+totals = st.tuples(st.integers(3, 5), st.integers(3900, 4100), st.integers(3900, 4100))
 
 
 @compiled
 @SETTINGS
 @given(st.lists(st.tuples(st.sampled_from(NAMES), st.booleans(), st.booleans()), max_size=30),
-       st.dictionaries(st.sampled_from(["n-0", "n-1", "n-2", "n-3", ""]), st.sampled_from(["kubelet", None, "stop"])))
-def test_admit_all_as_plain(pods, answers):
+       st.dictionaries(st.sampled_from(["n-0", "n-1", "n-2", "n-3", ""]), kubelet_states),
+       st.dictionaries(st.sampled_from(["n-0", "n-1", "n-2", "n-3"]), totals))
+def test_admit_all_as_plain(pods, kubelet_states, node_totals):
     results = []
     for function in (binds.PLAIN["admit_all"], binds._binds.admit_all):
-        kubelets = {name: FakeKubelet(name, {}) for name in answers}
+        kubelets = {name: FakeKubelet(name, {}, state != "quiet", object() if state == "shutting down" else None)
+                    for name, state in kubelet_states.items() if state != "missing"}
+        nodes = {name: Node(name, 1, {}, 0, 0, 0, 4000, 4000, 4, 0, requested_cpu=cpu, requested_memory=memory,
+                            pod_count=count)
+                 for name, (count, cpu, memory) in node_totals.items()}
         made = [pod(i, name, claims=("data",) if claims else ()) for i, (name, claims, _held) in enumerate(pods)]
         for p, (name, _claims, held) in zip(made, pods):
             if held and (name or "") in kubelets:
                 kubelets[name or ""].containers[p.key] = "held"
-        asked = []
-
-        def writer_of(name):
-            asked.append(name)
-            answer = answers.get(name, "kubelet")
-            if answer == "kubelet":
-                return kubelets.setdefault(name, FakeKubelet(name, {}))
-            return STOP if answer == "stop" else None
-
-        admitted = function(made, writer_of, STOP)
-        results.append((None if admitted is None else [(k.node_name, p.key) for k, p in admitted], asked))
+        admitted = function(made, kubelets, nodes)
+        results.append((None if admitted is None else [(k.node_name, p.key) for k, p in admitted],
+                        {name: k.asked for name, k in kubelets.items()}))
     assert results[0] == results[1]
 
 
 @compiled
-def test_admit_all_passes_on_what_writer_of_raises():
-    def writer_of(name):
-        raise KeyError(name)
+def test_admit_all_passes_on_what_a_kubelet_raises():
+    class Broken(FakeKubelet):
+        @property
+        def signalling(self) -> bool:
+            raise KeyError(self.node_name)
 
     for function in (binds.PLAIN["admit_all"], binds._binds.admit_all):
         with pytest.raises(KeyError):
-            function([pod(0, "n-0")], writer_of, STOP)
+            function([pod(0, "n-0")], {"n-0": Broken("n-0", {})}, {})
+
+
+@compiled
+@SETTINGS
+@given(totals)
+def test_totals_fit_as_the_kubelet_reads_them(total):
+    count, cpu, memory = total
+    node = Node("n-0", 1, {}, 0, 0, 0, 4000, 4000, 4, 0, requested_cpu=cpu, requested_memory=memory, pod_count=count)
+    kubelet = FakeKubelet("n-0", {})
+    admitted = binds._binds.admit_all([pod(0, "n-0")], {"n-0": kubelet}, {"n-0": node})
+    assert (admitted is not None) == Kubelet.totals_fit(node) == (count <= 4 and cpu <= 4000 and memory <= 4000)
 
 
 # ---------------------------------------------------------------- add_containers

@@ -5,30 +5,113 @@
  * Opening 150,000 pods binds them in runs of thousands; the store's accounting, the kubelets'
  * admission and the container starts of each pod were a few dozen bytecodes each, about a fifth of
  * the open. Here each is the same sequence of attribute reads and writes, dictionary look-ups and
- * appends, in the same order, without the interpreter's dispatch. Every attribute is read and
- * written through the object's own type (PyObject_GetAttr / PyObject_SetAttr), so what a class
- * does with its attributes applies as it does in Python; every comparison and addition is Python's
- * own (PyObject_RichCompareBool, PyNumber_Add).
+ * appends, in the same order, without the interpreter's dispatch. Every comparison and addition is
+ * Python's own (PyObject_RichCompareBool, PyNumber_Add).
+ *
+ * Attributes: a field of a slotted class (Pod, Node, Container: dataclass(slots=True)) is read and
+ * written in its slot, as the interpreter's specialised LOAD_ATTR_SLOT / STORE_ATTR_SLOT do, where
+ * the class's attribute of that name is a plain member descriptor and the class gets and sets
+ * attributes the generic way; anything else (a kubelet's __dict__, a property, a class of a test)
+ * goes through PyObject_GetAttr / PyObject_SetAttr. What is found for a class is kept with the
+ * class's version tag, which CPython changes whenever the class or a base is modified.
  */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 
-static PyObject *s_node_name, *s_key, *s_requested_cpu, *s_requested_memory, *s_nonzero_cpu,
-    *s_nonzero_memory, *s_pod_count, *s_cpu, *s_memory, *s_containers, *s_volume_claims, *s_timer,
-    *s_started, *s_uid, *s_start_duration, *s_one;
+typedef struct {
+    const char *text;
+    PyObject *name;         /* interned */
+    PyTypeObject *type;     /* the class last resolved (a strong reference), or NULL */
+    unsigned int version;   /* its version tag then */
+    Py_ssize_t offset;      /* the slot's offset in its objects, or -1: the generic way */
+    int writable;
+} Field;
 
-/* obj.name += value */
-static int add_to(PyObject *obj, PyObject *name, PyObject *value)
+/* One Field for each class it is read on (a Field keeps the class it found last). */
+static Field f_node_name = {"node_name"}, f_kubelet_node_name = {"node_name"}, f_key = {"key"}, f_requested_cpu = {"requested_cpu"},
+             f_requested_memory = {"requested_memory"}, f_nonzero_cpu = {"nonzero_cpu"},
+             f_nonzero_memory = {"nonzero_memory"}, f_pod_count = {"pod_count"}, f_cpu = {"cpu"},
+             f_memory = {"memory"}, f_containers = {"containers"}, f_volume_claims = {"volume_claims"},
+             f_timer = {"timer"}, f_started = {"started"}, f_uid = {"uid"}, f_container_uid = {"uid"},
+             f_start_duration = {"start_duration"}, f_allocatable_pods = {"allocatable_pods"},
+             f_allocatable_cpu = {"allocatable_cpu"}, f_allocatable_memory = {"allocatable_memory"};
+
+static Field *fields[] = {&f_node_name, &f_kubelet_node_name, &f_container_uid, &f_key, &f_requested_cpu, &f_requested_memory, &f_nonzero_cpu,
+                          &f_nonzero_memory, &f_pod_count, &f_cpu, &f_memory, &f_containers, &f_volume_claims,
+                          &f_timer, &f_started, &f_uid, &f_start_duration, &f_allocatable_pods,
+                          &f_allocatable_cpu, &f_allocatable_memory};
+
+static PyObject *one, *s_signalling, *s_shutdown;
+static PyObject *stop_mark;  /* writer's answer for a node whose pods take pod_bound one after another */
+
+/* The field's slot in objects of `type`, if the attribute is a plain slot there (else -1). */
+static void resolve(Field *f, PyTypeObject *type)
 {
-    PyObject *old = PyObject_GetAttr(obj, name);
+    Py_INCREF(type);
+    Py_XSETREF(f->type, type);
+    f->offset = -1;
+    f->writable = 0;
+    PyObject *descr = _PyType_Lookup(type, f->name);  /* borrowed; gives the class a version tag */
+    f->version = type->tp_version_tag;
+    if (f->version == 0 || type->tp_getattro != PyObject_GenericGetAttr || descr == NULL
+        || !Py_IS_TYPE(descr, &PyMemberDescr_Type))
+        return;
+    PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
+    if (member->type != T_OBJECT_EX)
+        return;
+    f->offset = member->offset;
+    f->writable = !(member->flags & READONLY) && type->tp_setattro == PyObject_GenericSetAttr;
+}
+
+/* (a version tag of 0 is none: a class modified and not looked up since) */
+static inline void check(Field *f, PyTypeObject *type)
+{
+    if (type != f->type || type->tp_version_tag != f->version || f->version == 0)
+        resolve(f, type);
+}
+
+/* obj.<field>: a new reference, or NULL with an exception set */
+static PyObject *get(PyObject *obj, Field *f)
+{
+    check(f, Py_TYPE(obj));
+    if (f->offset >= 0) {
+        PyObject *value = *(PyObject **)((char *)obj + f->offset);
+        if (value != NULL) {
+            Py_INCREF(value);
+            return value;
+        }
+    }
+    return PyObject_GetAttr(obj, f->name);  /* (an empty slot: the AttributeError) */
+}
+
+/* obj.<field> = value */
+static int set(PyObject *obj, Field *f, PyObject *value)
+{
+    check(f, Py_TYPE(obj));
+    if (f->offset >= 0 && f->writable) {
+        PyObject **slot = (PyObject **)((char *)obj + f->offset);
+        PyObject *old = *slot;
+        Py_INCREF(value);
+        *slot = value;
+        Py_XDECREF(old);
+        return 0;
+    }
+    return PyObject_SetAttr(obj, f->name, value);
+}
+
+/* obj.<field> += value */
+static int add_to(PyObject *obj, Field *f, PyObject *value)
+{
+    PyObject *old = get(obj, f);
     if (old == NULL)
         return -1;
-    PyObject *sum = PyNumber_Add(old, value);
+    PyObject *sum = PyNumber_InPlaceAdd(old, value);
     Py_DECREF(old);
     if (sum == NULL)
         return -1;
-    int rc = PyObject_SetAttr(obj, name, sum);
+    int rc = set(obj, f, sum);
     Py_DECREF(sum);
     return rc;
 }
@@ -47,19 +130,20 @@ static PyObject *or_else(PyObject *value, PyObject *fallback)
 /* The node's five totals grow by the pod's requests (Store._account, +1). */
 static int count_on_node(PyObject *node, PyObject *pod, PyObject *default_cpu, PyObject *default_memory)
 {
-    PyObject *cpu = PyObject_GetAttr(pod, s_cpu);
-    PyObject *memory = cpu ? PyObject_GetAttr(pod, s_memory) : NULL;
-    PyObject *nz_cpu = memory ? or_else(cpu, default_cpu) : NULL;
-    PyObject *nz_memory = nz_cpu ? or_else(memory, default_memory) : NULL;
+    PyObject *cpu = get(pod, &f_cpu);
+    PyObject *memory = cpu ? get(pod, &f_memory) : NULL;
     int rc = -1;
-    if (nz_memory != NULL && add_to(node, s_requested_cpu, cpu) == 0 && add_to(node, s_requested_memory, memory) == 0
-        && add_to(node, s_nonzero_cpu, nz_cpu) == 0 && add_to(node, s_nonzero_memory, nz_memory) == 0
-        && add_to(node, s_pod_count, s_one) == 0)
-        rc = 0;
+    if (memory != NULL && add_to(node, &f_requested_cpu, cpu) == 0 && add_to(node, &f_requested_memory, memory) == 0) {
+        PyObject *nz_cpu = or_else(cpu, default_cpu);
+        PyObject *nz_memory = nz_cpu ? or_else(memory, default_memory) : NULL;
+        if (nz_memory != NULL && add_to(node, &f_nonzero_cpu, nz_cpu) == 0
+            && add_to(node, &f_nonzero_memory, nz_memory) == 0 && add_to(node, &f_pod_count, one) == 0)
+            rc = 0;
+        Py_XDECREF(nz_cpu);
+        Py_XDECREF(nz_memory);
+    }
     Py_XDECREF(cpu);
     Py_XDECREF(memory);
-    Py_XDECREF(nz_cpu);
-    Py_XDECREF(nz_memory);
     return rc;
 }
 
@@ -73,12 +157,12 @@ static PyObject *account_bound(PyObject *self, PyObject *args)
     PyObject *changed = PyList_New(0);
     for (Py_ssize_t i = 0; changed != NULL && i < PyList_GET_SIZE(pods); i++) {
         PyObject *pod = PyList_GET_ITEM(pods, i);
-        PyObject *name = PyObject_GetAttr(pod, s_node_name);
-        PyObject *key = name ? PyObject_GetAttr(pod, s_key) : NULL;
-        int ok = key != NULL;
-        PyObject *listed = ok ? PyDict_GetItemWithError(by_node, name) : NULL;  /* borrowed */
+        PyObject *name = get(pod, &f_node_name);
+        PyObject *key = name ? get(pod, &f_key) : NULL;
+        PyObject *listed = key ? PyDict_GetItemWithError(by_node, name) : NULL;  /* borrowed */
+        int ok = key != NULL && (listed != NULL || !PyErr_Occurred());
         if (ok && listed == NULL) {
-            ok = !PyErr_Occurred() && (listed = PyDict_New()) != NULL;
+            ok = (listed = PyDict_New()) != NULL;
             if (ok) {
                 ok = PyDict_SetItem(by_node, name, listed) == 0;
                 Py_DECREF(listed);  /* by_node holds it */
@@ -86,9 +170,9 @@ static PyObject *account_bound(PyObject *self, PyObject *args)
         }
         ok = ok && PyDict_SetItem(listed, key, pod) == 0;
         PyObject *node = ok ? PyDict_GetItemWithError(nodes, name) : NULL;  /* borrowed */
-        if (ok && node == NULL)
+        if (ok && node == NULL) {
             ok = !PyErr_Occurred();
-        else if (ok) {
+        } else if (ok) {
             Py_INCREF(node);
             ok = count_on_node(node, pod, default_cpu, default_memory) == 0 && PyList_Append(changed, node) == 0;
             Py_DECREF(node);
@@ -101,71 +185,120 @@ static PyObject *account_bound(PyObject *self, PyObject *args)
     return changed;
 }
 
-/* The value `table` holds for `name`, asking `lookup(name)` (and remembering its answer) the first
- * time: a borrowed reference, or NULL with an exception set. */
-static PyObject *remembered(PyObject *table, PyObject *name, PyObject *lookup)
+/* Every pod the store counts on the node fits its allocatable (binds.totals_fit): 1, 0, or -1 */
+static int totals_fit(PyObject *node)
 {
-    PyObject *value = PyDict_GetItemWithError(table, name);
-    if (value != NULL || PyErr_Occurred())
-        return value;
-    value = PyObject_CallOneArg(lookup, name);
-    if (value == NULL)
-        return NULL;
-    int rc = PyDict_SetItem(table, name, value);
-    Py_DECREF(value);
-    return rc == 0 ? value : NULL;
+    static Field *pairs[][2] = {{&f_pod_count, &f_allocatable_pods}, {&f_requested_cpu, &f_allocatable_cpu},
+                                {&f_requested_memory, &f_allocatable_memory}};
+    for (size_t i = 0; i < 3; i++) {
+        PyObject *total = get(node, pairs[i][0]);
+        PyObject *allocatable = total ? get(node, pairs[i][1]) : NULL;
+        int fits = allocatable ? PyObject_RichCompareBool(total, allocatable, Py_LE) : -1;
+        Py_XDECREF(total);
+        Py_XDECREF(allocatable);
+        if (fits <= 0)
+            return fits;
+    }
+    return 1;
 }
 
-/* admit_all(pods, writer_of, stop) -> list | None: see binds.admit_all. */
+/* binds.writer: the node's kubelet if it can write, None, or stop_mark (a new reference; NULL with
+ * an exception set) */
+static PyObject *writer(PyObject *kubelets, PyObject *nodes, PyObject *name)
+{
+    PyObject *kubelet = PyDict_GetItemWithError(kubelets, name);  /* borrowed */
+    if (kubelet == NULL)
+        return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
+    Py_INCREF(kubelet);
+    PyObject *answer = NULL;
+    PyObject *signalling = PyObject_GetAttr(kubelet, s_signalling);
+    int writes = signalling ? PyObject_IsTrue(signalling) : -1;
+    Py_XDECREF(signalling);
+    if (writes == 0) {
+        answer = Py_NewRef(Py_None);
+    } else if (writes > 0) {
+        PyObject *shutdown = PyObject_GetAttr(kubelet, s_shutdown);
+        if (shutdown != NULL && shutdown != Py_None) {
+            answer = Py_NewRef(stop_mark);
+        } else if (shutdown != NULL) {
+            PyObject *node = PyDict_GetItemWithError(nodes, name);  /* borrowed */
+            Py_XINCREF(node);
+            int fits = node ? totals_fit(node) : PyErr_Occurred() ? -1 : 1;
+            Py_XDECREF(node);
+            if (fits >= 0)
+                answer = Py_NewRef(fits ? kubelet : stop_mark);
+        }
+        Py_XDECREF(shutdown);
+    }
+    Py_DECREF(kubelet);
+    return answer;
+}
+
+/* admit_all(pods, kubelets, nodes) -> list | None: see binds.admit_all. */
 static PyObject *admit_all(PyObject *self, PyObject *args)
 {
-    PyObject *pods, *writer_of, *stop;
-    if (!PyArg_ParseTuple(args, "O!OO:admit_all", &PyList_Type, &pods, &writer_of, &stop))
+    PyObject *pods, *kubelets, *nodes;
+    if (!PyArg_ParseTuple(args, "O!O!O!:admit_all", &PyList_Type, &pods, &PyDict_Type, &kubelets, &PyDict_Type,
+                          &nodes))
         return NULL;
+    /* node name -> (its writer, the writer's containers): a kubelet's containers dict is read once */
     PyObject *writers = PyDict_New();
     PyObject *admitted = writers ? PyList_New(0) : NULL;
-    PyObject *empty = PyUnicode_FromString("");
-    for (Py_ssize_t i = 0; admitted != NULL && i < PyList_GET_SIZE(pods); i++) {
+    PyObject *empty = admitted ? PyUnicode_FromString("") : NULL;
+    if (empty == NULL)
+        Py_CLEAR(admitted);
+    for (Py_ssize_t i = 0; admitted != NULL && admitted != Py_None && i < PyList_GET_SIZE(pods); i++) {
         PyObject *pod = PyList_GET_ITEM(pods, i);
-        PyObject *name = PyObject_GetAttr(pod, s_node_name), *key = NULL, *containers = NULL, *claims = NULL;
+        PyObject *name = get(pod, &f_node_name);
         PyObject *named = name ? or_else(name, empty) : NULL;
-        PyObject *kubelet = named ? remembered(writers, named, writer_of) : NULL;  /* borrowed */
-        int ok = kubelet != NULL, done = 0;
-        if (ok && kubelet == stop) {
-            Py_CLEAR(admitted);
-            Py_INCREF(Py_None);
-            admitted = Py_None;
-            done = 1;
+        PyObject *entry = named ? PyDict_GetItemWithError(writers, named) : NULL;  /* borrowed */
+        int ok = named != NULL && (entry != NULL || !PyErr_Occurred()), stopped = 0;
+        if (ok && entry == NULL) {
+            PyObject *kubelet = writer(kubelets, nodes, named);
+            PyObject *containers = NULL;
+            ok = kubelet != NULL;
+            if (ok && kubelet != Py_None && kubelet != stop_mark)
+                ok = (containers = get(kubelet, &f_containers)) != NULL;
+            if (ok) {
+                entry = PyTuple_Pack(2, kubelet, containers ? containers : Py_None);
+                ok = entry != NULL && PyDict_SetItem(writers, named, entry) == 0;
+                Py_XDECREF(entry);  /* writers holds it */
+            }
+            Py_XDECREF(kubelet);
+            Py_XDECREF(containers);
+        }
+        PyObject *kubelet = ok ? PyTuple_GET_ITEM(entry, 0) : NULL;
+        if (ok && kubelet == stop_mark) {
+            stopped = 1;
         } else if (ok && kubelet != Py_None) {
-            key = PyObject_GetAttr(pod, s_key);
-            containers = key ? PyObject_GetAttr(kubelet, s_containers) : NULL;
-            int held = containers ? PySequence_Contains(containers, key) : -1;
+            PyObject *key = get(pod, &f_key);
+            PyObject *containers = PyTuple_GET_ITEM(entry, 1);
+            int held = !key ? -1 : PyDict_CheckExact(containers) ? PyDict_Contains(containers, key)
+                                                                  : PySequence_Contains(containers, key);
             ok = held >= 0;
             if (ok && !held) {
-                claims = PyObject_GetAttr(pod, s_volume_claims);
+                PyObject *claims = get(pod, &f_volume_claims);
                 int mounts = claims ? PyObject_IsTrue(claims) : -1;
                 ok = mounts >= 0;
                 if (ok && mounts) {
-                    Py_CLEAR(admitted);
-                    Py_INCREF(Py_None);
-                    admitted = Py_None;
-                    done = 1;
+                    stopped = 1;
                 } else if (ok) {
                     PyObject *pair = PyTuple_Pack(2, kubelet, pod);
                     ok = pair != NULL && PyList_Append(admitted, pair) == 0;
                     Py_XDECREF(pair);
                 }
+                Py_XDECREF(claims);
             }
+            Py_XDECREF(key);
         }
         Py_XDECREF(name);
         Py_XDECREF(named);
-        Py_XDECREF(key);
-        Py_XDECREF(containers);
-        Py_XDECREF(claims);
-        if (!ok)
+        if (!ok) {
             Py_CLEAR(admitted);
-        if (done)
-            break;
+        } else if (stopped) {
+            Py_DECREF(admitted);
+            admitted = Py_NewRef(Py_None);
+        }
     }
     Py_XDECREF(empty);
     Py_XDECREF(writers);
@@ -194,25 +327,25 @@ static PyObject *add_containers(PyObject *self, PyObject *args)
             break;
         }
         PyObject *kubelet = PyTuple_GET_ITEM(pair, 0), *pod = PyTuple_GET_ITEM(pair, 1);
-        PyObject *key = PyObject_GetAttr(pod, s_key);
-        PyObject *held = key ? PyObject_GetAttr(kubelet, s_containers) : NULL;
+        PyObject *key = get(pod, &f_key);
+        PyObject *held = key ? get(kubelet, &f_containers) : NULL;
         ok = held != NULL && PyObject_SetItem(held, key, container) == 0;
-        PyObject *duration = ok ? PyObject_GetAttr(pod, s_start_duration) : NULL;
+        PyObject *duration = ok ? get(pod, &f_start_duration) : NULL;
         PyObject *due = duration ? PyNumber_Add(now, duration) : NULL;
-        PyObject *node_name = due ? PyObject_GetAttr(kubelet, s_node_name) : NULL;
+        PyObject *node_name = due ? get(kubelet, &f_kubelet_node_name) : NULL;
         ok = node_name != NULL;
         int same = ok && last_due != NULL ? PyObject_RichCompareBool(due, last_due, Py_EQ) : 0;
         ok = ok && same >= 0;
         if (ok && same) {  /* starts.add into the batch it opened or joined for the pod before */
             PyObject *entry = PyTuple_Pack(2, node_name, key);
-            ok = entry != NULL && PyList_Append(batch, entry) == 0 && PyObject_SetAttr(container, s_timer, timer) == 0;
+            ok = entry != NULL && PyList_Append(batch, entry) == 0 && set(container, &f_timer, timer) == 0;
             Py_XDECREF(entry);
         } else if (ok) {
             PyObject *result = PyObject_CallFunctionObjArgs(add, node_name, container, due, NULL);
             ok = result != NULL;
             Py_XDECREF(result);
             Py_XSETREF(batch, ok ? PyObject_CallNoArgs(open_batch) : NULL);
-            Py_XSETREF(timer, batch ? PyObject_GetAttr(container, s_timer) : NULL);
+            Py_XSETREF(timer, batch ? get(container, &f_timer) : NULL);
             ok = timer != NULL && PyList_Check(batch);
             if (ok) {
                 Py_INCREF(due);
@@ -253,36 +386,36 @@ static PyObject *start_batch(PyObject *self, PyObject *args)
             break;
         }
         PyObject *node_name = PyTuple_GET_ITEM(entry, 0), *pod_key = PyTuple_GET_ITEM(entry, 1);
-        PyObject *machine = remembered(machines, node_name, machine_of);  /* borrowed */
-        int ok = machine != NULL;
-        if (ok && (!PyTuple_Check(machine) || PyTuple_GET_SIZE(machine) != 2)) {
-            PyErr_SetString(PyExc_TypeError, "start_batch: machine_of returns (containers, can write)");
-            ok = 0;
+        PyObject *machine = PyDict_GetItemWithError(machines, node_name);  /* borrowed */
+        int ok = machine != NULL || !PyErr_Occurred();
+        if (ok && machine == NULL) {
+            machine = PyObject_CallOneArg(machine_of, node_name);
+            ok = machine != NULL && PyDict_SetItem(machines, node_name, machine) == 0;
+            Py_XDECREF(machine);  /* machines holds it */
+            if (ok && (!PyTuple_Check(machine) || PyTuple_GET_SIZE(machine) != 2
+                       || !PyDict_Check(PyTuple_GET_ITEM(machine, 0)))) {
+                PyErr_SetString(PyExc_TypeError, "start_batch: machine_of returns (containers dict, can write)");
+                ok = 0;
+            }
         }
-        PyObject *held = ok ? PyTuple_GET_ITEM(machine, 0) : NULL;
-        if (ok && !PyDict_Check(held)) {
-            PyErr_SetString(PyExc_TypeError, "start_batch: a machine's containers are a dict");
-            ok = 0;
-        }
-        PyObject *container = ok ? PyDict_GetItemWithError(held, pod_key) : NULL;  /* borrowed */
-        PyObject *timer = NULL, *uid = NULL, *cuid = NULL;
+        PyObject *container = ok ? PyDict_GetItemWithError(PyTuple_GET_ITEM(machine, 0), pod_key) : NULL;
         ok = ok && (container != NULL || !PyErr_Occurred());
-        Py_XINCREF(container);  /* (the attribute writes below run the class's descriptors) */
+        Py_XINCREF(container);  /* (held while its fields are written) */
+        PyObject *timer = NULL, *uid = NULL, *cuid = NULL;
         if (ok && container != NULL) {
-            timer = PyObject_GetAttr(container, s_timer);
+            timer = get(container, &f_timer);
             int due = timer ? PyObject_RichCompareBool(timer, mark, Py_EQ) : -1;
             ok = due >= 0;
             if (ok && due) {
                 /* Kubelet.container_running, inlined: a batch is every pod started at one instant */
-                ok = PyObject_SetAttr(container, s_timer, Py_None) == 0
-                     && PyObject_SetAttr(container, s_started, Py_True) == 0;
+                ok = set(container, &f_timer, Py_None) == 0 && set(container, &f_started, Py_True) == 0;
                 PyObject *pod = ok ? PyDict_GetItemWithError(pods, pod_key) : NULL;  /* borrowed */
                 if (ok && pod == NULL) {
                     ok = !PyErr_Occurred();
                 } else if (ok) {
                     Py_INCREF(pod);
-                    uid = PyObject_GetAttr(pod, s_uid);
-                    cuid = uid ? PyObject_GetAttr(container, s_uid) : NULL;
+                    uid = get(pod, &f_uid);
+                    cuid = uid ? get(container, &f_container_uid) : NULL;
                     int same = cuid ? PyObject_RichCompareBool(uid, cuid, Py_EQ) : -1;
                     int writes = same > 0 ? PyObject_IsTrue(PyTuple_GET_ITEM(machine, 1)) : same;
                     ok = writes >= 0 && (!writes || PyList_Append(running, pod) == 0);
@@ -306,7 +439,7 @@ static PyMethodDef methods[] = {
     {"account_bound", account_bound, METH_VARARGS,
      "account_bound(pods, by_node, nodes, default_cpu, default_memory) -> list of the pods' nodes found."},
     {"admit_all", admit_all, METH_VARARGS,
-     "admit_all(pods, writer_of, stop) -> list of (kubelet, pod), or None where a pod needs pod_bound."},
+     "admit_all(pods, kubelets, nodes) -> list of (kubelet, pod), or None where a pod needs pod_bound."},
     {"add_containers", add_containers, METH_VARARGS,
      "add_containers(admitted, containers, now, add, open_batch): each container held and its start due."},
     {"start_batch", start_batch, METH_VARARGS,
@@ -318,19 +451,13 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_binds", NULL, -1, m
 
 PyMODINIT_FUNC PyInit__binds(void)
 {
-    struct { PyObject **name; const char *text; } names[] = {
-        {&s_node_name, "node_name"}, {&s_key, "key"}, {&s_requested_cpu, "requested_cpu"},
-        {&s_requested_memory, "requested_memory"}, {&s_nonzero_cpu, "nonzero_cpu"},
-        {&s_nonzero_memory, "nonzero_memory"}, {&s_pod_count, "pod_count"}, {&s_cpu, "cpu"},
-        {&s_memory, "memory"}, {&s_containers, "containers"}, {&s_volume_claims, "volume_claims"},
-        {&s_timer, "timer"}, {&s_started, "started"}, {&s_uid, "uid"},
-        {&s_start_duration, "start_duration"},
-    };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        if ((*names[i].name = PyUnicode_InternFromString(names[i].text)) == NULL)
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        if ((fields[i]->name = PyUnicode_InternFromString(fields[i]->text)) == NULL)
             return NULL;
+        fields[i]->offset = -1;
     }
-    if ((s_one = PyLong_FromLong(1)) == NULL)
+    if ((one = PyLong_FromLong(1)) == NULL || (s_signalling = PyUnicode_InternFromString("signalling")) == NULL
+        || (s_shutdown = PyUnicode_InternFromString("shutdown")) == NULL || (stop_mark = PyList_New(0)) == NULL)
         return NULL;
     return PyModule_Create(&module);
 }

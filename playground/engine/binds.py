@@ -34,20 +34,42 @@ def account_bound(pods: list, by_node: dict, nodes: dict, default_cpu: int, defa
     return changed
 
 
-def admit_all(pods: list, writer_of: Callable[[str], Any], stop: object) -> list | None:
+def totals_fit(node) -> bool:
+    """Every pod the store counts on the node fits its allocatable: so does each of them
+    (Kubelet.totals_fit)."""
+    return (node.pod_count <= node.allocatable_pods and node.requested_cpu <= node.allocatable_cpu
+            and node.requested_memory <= node.allocatable_memory)
+
+
+STOP = object()  # (writer's answer for a node whose pods take pod_bound one after another)
+
+
+def writer(kubelets: dict, nodes: dict, name: str) -> Any:
+    """The node's kubelet if it can write (else None), or STOP where its pods take pod_bound one
+    after another: a shutdown under way, or totals that do not fit."""
+    kubelet = kubelets.get(name)
+    if kubelet is None or not kubelet.signalling:
+        return None
+    if kubelet.shutdown is not None:
+        return STOP
+    node = nodes.get(name)  # (Kubelet.node, inlined: a pod a node)
+    return STOP if node is not None and not totals_fit(node) else kubelet
+
+
+def admit_all(pods: list, kubelets: dict, nodes: dict) -> list | None:
     """The (kubelet, pod) pairs of the pods whose kubelet admits them with nothing written but their
     start, in order, skipping a pod on no writing kubelet and one whose containers it already holds;
-    None where some pod needs its own pod_bound (a pod with volumes, or a node `writer_of` answers
-    `stop` for). `writer_of(node name)` is asked once per node name: the kubelet that can write, None,
-    or `stop`."""
+    None where some pod needs its own pod_bound (a pod with volumes, or a node `writer` answers
+    STOP for). `writer` is asked once per node name: nothing the pods' admission does changes its
+    answer."""
     writers: dict[str, Any] = {}
     admitted = []
     for pod in pods:
         name = pod.node_name or ""
-        kubelet = writers.get(name, stop)
-        if kubelet is stop:
-            kubelet = writers[name] = writer_of(name)
-            if kubelet is stop:
+        kubelet = writers.get(name, writers)  # (writers itself: not asked yet)
+        if kubelet is writers:
+            kubelet = writers[name] = writer(kubelets, nodes, name)
+            if kubelet is STOP:
                 return None
         if kubelet is None or pod.key in kubelet.containers:
             continue

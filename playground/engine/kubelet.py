@@ -47,7 +47,6 @@ ADMISSION_REASON_PREFIX = "OutOf"
 # the conditions the status manager sets True once the containers run (one tuple: the store's
 # condition cache remembers the write by it)
 RUNNING_CONDITIONS = ("ContainersReady", "Ready")
-NOT_SEEN = object()  # (a dict lookup's default: not looked at yet)
 NO_CONTAINERS: dict = {}  # (never written)
 
 
@@ -177,21 +176,8 @@ def start_bound_pods(sim: "Simulation", pods: list[Pod]) -> None:
     alone (the binds of a run the scheduler made quiet: no budget, no StatefulSet, no volume,
     equivalence.quiet_binds), and starting a container tells no one. Otherwise one pod_bound after
     another."""
-    kubelets, nodes = sim.kubelets, sim.store.nodes
-
-    def writer_of(name: str) -> "Kubelet | None | object":
-        """The node's kubelet if it can write (else None), or NOT_SEEN where its pods take pod_bound
-        one after another (a shutdown under way, totals that do not fit). Nothing the pods' admission
-        does changes what a kubelet answers."""
-        kubelet = kubelets.get(name)
-        if kubelet is None or not kubelet.signalling:
-            return None
-        if kubelet.shutdown is not None:
-            return NOT_SEEN
-        node = nodes.get(name)  # (Kubelet.node, inlined: a pod a node)
-        return NOT_SEEN if node is not None and not Kubelet.totals_fit(node) else kubelet
-
-    admitted = binds.admit_all(pods, writer_of, NOT_SEEN)
+    kubelets = sim.kubelets
+    admitted = binds.admit_all(pods, kubelets, sim.store.nodes)
     if admitted is not None:
         _start_admitted(sim, admitted)
         return
@@ -534,11 +520,7 @@ class Kubelet:
             pod.start_time = self.sim.clock.now
         self._start_container(pod)
 
-    @staticmethod
-    def totals_fit(node: Node) -> bool:
-        """Every pod the store counts on the node fits its allocatable: so does each of them."""
-        return (node.pod_count <= node.allocatable_pods and node.requested_cpu <= node.allocatable_cpu
-                and node.requested_memory <= node.allocatable_memory)
+    totals_fit = staticmethod(binds.totals_fit)
 
     def admit(self, pod: Pod) -> tuple[str, str] | None:
         """The predicate admit handler (pkg/kubelet/lifecycle/predicate.go): the scheduler's

@@ -34,8 +34,8 @@ SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=
 compiled = pytest.mark.skipif(not binds.COMPILED, reason="the compiled binds are not built")
 
 
-@compiled
 def test_the_compiled_binds_are_built() -> None:
+    """`pip install -e .` builds it (setup.py); without it the plain loops run (the same, slower)."""
     assert binds.COMPILED
 
 

@@ -13,7 +13,7 @@ from playground.engine.copies import copy_each
 from playground.engine.objects import NO_CONDITIONS, OwnerRef, Pod
 from playground.engine.scheduler.queue import QueuedPodInfo, SchedulingQueue
 
-pytestmark = pytest.mark.skipif(copy_each is None, reason="the compiled copies are not built")
+compiled = pytest.mark.skipif(copy_each is None, reason="the compiled copies are not built")
 
 
 def slots(obj) -> dict:
@@ -21,9 +21,11 @@ def slots(obj) -> dict:
 
 
 def test_the_compiled_copies_are_built() -> None:
+    """`pip install -e .` builds it (setup.py); without it each object is constructed (the same, slower)."""
     assert copy_each is not None
 
 
+@compiled
 def test_a_copy_holds_the_originals_references_and_its_own_fields() -> None:
     labels = {"app": "web"}
     original = Pod("web-aaaaa", "default", 7, labels, 1000, owner=OwnerRef("ReplicaSet", "web"),
@@ -36,6 +38,7 @@ def test_a_copy_holds_the_originals_references_and_its_own_fields() -> None:
     assert slots(original)["name"] == "web-aaaaa"  # the original is left as it was
 
 
+@compiled
 def test_copy_each_refuses_what_it_cannot_copy() -> None:
     class Plain:
         pass
@@ -50,6 +53,7 @@ def test_copy_each_refuses_what_it_cannot_copy() -> None:
 
 
 @pytest.mark.parametrize("seed", range(20))
+@compiled
 def test_a_queue_batch_of_copies_equals_one_add_after_another(seed, monkeypatch) -> None:
     rng = random.Random(seed)
     count = rng.randint(2, 60)
@@ -67,6 +71,7 @@ def test_a_queue_batch_of_copies_equals_one_add_after_another(seed, monkeypatch)
 
 
 @pytest.mark.parametrize("name", ["zone-outage", "rollout-stuck", "preemption-full-cluster", "spread-zone-outage"])
+@compiled
 def test_a_scenario_runs_the_same_with_copies_and_without(name, monkeypatch) -> None:
     """The open and ten simulated minutes of a shipped scenario: every pod and queue entry the same,
     field by field, whether the batches are copies or constructed one by one."""
@@ -97,6 +102,7 @@ def test_a_scenario_runs_the_same_with_copies_and_without(name, monkeypatch) -> 
     assert run() == fast
 
 
+@compiled
 def test_the_containers_of_a_run_are_the_ones_their_constructor_makes(monkeypatch) -> None:
     """A run's pods start together (kubelet._start_admitted) in containers copied from one: each has
     its own pod's key, uid, grace period and stop duration, and every other field as constructed."""

@@ -250,6 +250,63 @@ def test_start_batch_as_plain(batch, machines, containers, pods):
     assert results[0] == results[1]
 
 
+# ---------------------------------------------------------------- take_run
+
+@compiled
+@SETTINGS
+@given(st.lists(st.tuples(st.integers(0, 11), st.sampled_from(["live", "stale token", "not active", "no info"])),
+                max_size=30),
+       st.lists(st.sampled_from(["same", "other labels", "other field", "no pod"]), min_size=12, max_size=12),
+       st.integers(0, 35))
+def test_take_run_as_plain(entries, pod_states, limit):
+    from collections import deque
+
+    from playground.engine.scheduler.equivalence import RUN_FIELDS, run_key
+    from playground.engine.scheduler.queue import ACTIVE, IN_FLIGHT, QueuedPodInfo
+
+    results = []
+    for function in (binds.PLAIN["take_run"], binds._binds.take_run):
+        labels = {"app": "a"}
+        first = Pod("first", "default", 1, labels, 0)
+        infos, pods, run = {}, {}, deque()
+        for token, (i, state) in enumerate(entries):
+            key = f"default/p-{i}"
+            if state != "no info":
+                infos[key] = QueuedPodInfo(key, 0, 0, None, 0, ACTIVE if state != "not active" else "backoff",
+                                           token + (state == "stale token"))
+            run.append((token, key))
+        for i, state in enumerate(pod_states):
+            if state != "no pod":
+                made = Pod(f"p-{i}", "default", 10 + i, labels if state != "other labels" else {"app": "a"}, 0,
+                           cpu=100 if state == "other field" else 0)
+                pods[made.key] = made
+        taken, pending = function(run, infos, pods, limit, labels, RUN_FIELDS, run_key(first), ACTIVE, IN_FLIGHT)
+        results.append(([(p.key, i.key) for p, i in taken], None if pending is None else pending.key, list(run),
+                        {k: (i.where, i.attempts) for k, i in infos.items()}))
+    assert results[0] == results[1]
+
+
+@compiled
+def test_take_run_compares_a_field_of_any_class():
+    """A class whose fields are not plain slots is read through getattr, and compared alike."""
+    from collections import deque
+
+    from playground.engine.scheduler.queue import ACTIVE, IN_FLIGHT, QueuedPodInfo
+
+    class Plain:
+        def __init__(self, key, labels, cpu):
+            self.key, self.labels, self.cpu = key, labels, cpu
+
+    labels = {"app": "a"}
+    for function in (binds.PLAIN["take_run"], binds._binds.take_run):
+        infos = {f"k{i}": QueuedPodInfo(f"k{i}", 0, 0, None, 0, ACTIVE, i) for i in range(3)}
+        pods = {"k0": Plain("k0", labels, 1), "k1": Plain("k1", labels, 1), "k2": Plain("k2", labels, 2)}
+        taken, pending = function(deque((i, f"k{i}") for i in range(3)), infos, pods, 10, labels, ("cpu",), (1,),
+                                  ACTIVE, IN_FLIGHT)
+        assert [p.key for p, _ in taken] == ["k0", "k1"] and pending.key == "k2"
+        assert [i.where for i in infos.values()] == [IN_FLIGHT] * 3
+
+
 # ---------------------------------------------------------------- whole simulations
 
 @contextmanager

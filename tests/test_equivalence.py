@@ -346,6 +346,38 @@ def test_the_run_key_admits_only_equivalent_pods() -> None:
     assert equivalence.equivalent(pod, first) and equivalence._RUN_KEY(pod) == key
 
 
+def test_a_run_takes_a_pod_equivalent_though_its_run_key_differs(monkeypatch) -> None:
+    """place_run takes the first pair's pods in one call (binds.take_run), which stops at a pod its
+    run key does not admit; a pod `equivalent` admits all the same (unbound, Running) joins the run,
+    and the pods after it are taken by pops() as before: the run is every pod of the Deployment."""
+    monkeypatch.setattr(scheduler_module, "RUN_NODES", 1)
+    monkeypatch.setattr(scheduler_module, "RUN_PODS", 2)
+    sim = Simulation(parse_scenario('[scenario]\nname = "odd"\nseed = 3\n' + nodes_toml("n-", 6, cpu="8")
+                                    + '[[deployments]]\nname = "web"\nreplicas = 12\n'
+                                      'template = { labels = { app = "web" }, requests = { cpu = "100m" } }\n'))
+    place_run, place = equivalence.place_run, equivalence._place
+    runs: list[list[str]] = []
+    odd: list[str] = []
+
+    def marking(scheduler, first, first_info, limit, least):
+        if not odd:  # the fourth pod in the queue: unbound, active, but Running
+            infos = [info for info in scheduler.queue.infos.values() if info.key != first.key]
+            pod = scheduler.sim.store.pods[infos[3].key]
+            pod.phase = RUNNING
+            odd.append(pod.key)
+        return place_run(scheduler, first, first_info, limit, least)
+
+    def placing(scheduler, run, sig):
+        runs.append([pod.key for pod, _info in run])
+        return place(scheduler, run, sig)
+
+    monkeypatch.setattr(equivalence, "place_run", marking)
+    monkeypatch.setattr(equivalence, "_place", placing)
+    sim.run_until(0)
+    assert len(runs[0]) == 12 and odd[0] in runs[0]
+    assert all(pod.node_name for pod in sim.store.pods.values())
+
+
 @pytest.mark.parametrize("key, min_domains, pending", [(ZONE, 1, 0), (ZONE, 3, 0), (ZONE, 4, 57),
                                                        ("kubernetes.io/hostname", 1, 0),
                                                        ("kubernetes.io/hostname", 20, 44)])

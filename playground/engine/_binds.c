@@ -1,6 +1,6 @@
-/* The per-pod loops of a run of pods bound together, and of its containers' starts (see binds.py,
- * which holds the same four functions in Python: the reference, and what runs where this module is
- * not built).
+/* The per-pod loops of a run of equivalent pods: taken from the scheduling queue, bound together,
+ * and its containers' starts (see binds.py, which holds the same functions in Python: the
+ * reference, and what runs where this module is not built).
  *
  * Opening 150,000 pods binds them in runs of thousands; the store's accounting, the kubelets'
  * admission and the container starts of each pod were a few dozen bytecodes each, about a fifth of
@@ -36,12 +36,15 @@ static Field f_node_name = {"node_name"}, f_kubelet_node_name = {"node_name"}, f
              f_memory = {"memory"}, f_containers = {"containers"}, f_volume_claims = {"volume_claims"},
              f_timer = {"timer"}, f_started = {"started"}, f_uid = {"uid"}, f_container_uid = {"uid"},
              f_start_duration = {"start_duration"}, f_allocatable_pods = {"allocatable_pods"},
-             f_allocatable_cpu = {"allocatable_cpu"}, f_allocatable_memory = {"allocatable_memory"};
+             f_allocatable_cpu = {"allocatable_cpu"}, f_allocatable_memory = {"allocatable_memory"},
+             f_labels = {"labels"}, f_info_key = {"key"}, f_info_token = {"token"}, f_info_where = {"where"},
+             f_info_attempts = {"attempts"};
 
 static Field *fields[] = {&f_node_name, &f_kubelet_node_name, &f_container_uid, &f_key, &f_requested_cpu, &f_requested_memory, &f_nonzero_cpu,
                           &f_nonzero_memory, &f_pod_count, &f_cpu, &f_memory, &f_containers, &f_volume_claims,
                           &f_timer, &f_started, &f_uid, &f_start_duration, &f_allocatable_pods,
-                          &f_allocatable_cpu, &f_allocatable_memory};
+                          &f_allocatable_cpu, &f_allocatable_memory, &f_labels, &f_info_key, &f_info_token,
+                          &f_info_where, &f_info_attempts};
 
 static PyObject *one, *s_signalling, *s_shutdown;
 static PyObject *stop_mark;  /* writer's answer for a node whose pods take pod_bound one after another */
@@ -435,6 +438,136 @@ static PyObject *start_batch(PyObject *self, PyObject *args)
     return running;
 }
 
+/* The fields of a call's `fields` tuple in the slots of one class (take_run), where each is a plain
+ * slot there; otherwise (count -1, or another class) PyObject_GetAttr. */
+#define MAX_KEY_FIELDS 64
+typedef struct {
+    PyTypeObject *type;
+    Py_ssize_t count;
+    Py_ssize_t offsets[MAX_KEY_FIELDS];
+} Slots;
+
+static void slots_of(Slots *slots, PyTypeObject *type, PyObject *fields)
+{
+    slots->type = type;
+    slots->count = PyTuple_GET_SIZE(fields);
+    if (slots->count > MAX_KEY_FIELDS || type->tp_getattro != PyObject_GenericGetAttr) {
+        slots->count = -1;
+        return;
+    }
+    for (Py_ssize_t i = 0; i < slots->count; i++) {
+        PyObject *descr = PyUnicode_Check(PyTuple_GET_ITEM(fields, i))
+            ? _PyType_Lookup(type, PyTuple_GET_ITEM(fields, i)) : NULL;  /* borrowed */
+        if (descr == NULL || !Py_IS_TYPE(descr, &PyMemberDescr_Type)
+            || ((PyMemberDescrObject *)descr)->d_member->type != T_OBJECT_EX) {
+            slots->count = -1;
+            return;
+        }
+        slots->offsets[i] = ((PyMemberDescrObject *)descr)->d_member->offset;
+    }
+}
+
+/* Are the pod's `fields` equal to `values`, in order (a tuple's ==): 1, 0, or -1 */
+static int fields_equal(PyObject *pod, Slots *slots, PyObject *fields, PyObject *values)
+{
+    Py_ssize_t count = PyTuple_GET_SIZE(fields);
+    if (PyTuple_GET_SIZE(values) != count)
+        return 0;
+    int slotted = Py_TYPE(pod) == slots->type && slots->count == count;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *value = slotted ? *(PyObject **)((char *)pod + slots->offsets[i]) : NULL;
+        if (value != NULL)
+            Py_INCREF(value);
+        else if ((value = PyObject_GetAttr(pod, PyTuple_GET_ITEM(fields, i))) == NULL)
+            return -1;
+        int same = PyObject_RichCompareBool(value, PyTuple_GET_ITEM(values, i), Py_EQ);
+        Py_DECREF(value);
+        if (same <= 0)
+            return same;
+    }
+    return 1;
+}
+
+/* take_run(run, infos, pods, limit, labels, fields, values, active, in_flight) -> (taken, pending):
+ * see binds.take_run. */
+static PyObject *take_run(PyObject *self, PyObject *args)
+{
+    PyObject *run, *infos, *pods, *labels, *fields, *values, *active, *in_flight;
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "OO!O!nOO!O!OO:take_run", &run, &PyDict_Type, &infos, &PyDict_Type, &pods, &limit,
+                          &labels, &PyTuple_Type, &fields, &PyTuple_Type, &values, &active, &in_flight))
+        return NULL;
+    PyObject *taken = PyList_New(0), *pending = NULL;
+    Slots slots = {NULL, -1};
+    while (taken != NULL && pending == NULL && PyList_GET_SIZE(taken) < limit) {
+        Py_ssize_t left = PyObject_Size(run);
+        if (left <= 0) {
+            if (left < 0)
+                Py_CLEAR(taken);
+            break;
+        }
+        PyObject *entry = PyObject_CallMethod(run, "popleft", NULL);
+        int ok = entry != NULL && PyTuple_Check(entry) && PyTuple_GET_SIZE(entry) == 2;
+        if (entry != NULL && !ok)
+            PyErr_SetString(PyExc_TypeError, "take_run: the run holds (token, key) pairs");
+        PyObject *info = ok ? PyDict_GetItemWithError(infos, PyTuple_GET_ITEM(entry, 1)) : NULL;  /* borrowed */
+        ok = ok && (info != NULL || !PyErr_Occurred());
+        Py_XINCREF(info);
+        PyObject *token = NULL, *where = NULL, *key = NULL, *pod = NULL, *pod_labels = NULL;
+        int live = 0;
+        if (ok && info != NULL) {
+            token = get(info, &f_info_token);
+            int same = token ? PyObject_RichCompareBool(token, PyTuple_GET_ITEM(entry, 0), Py_EQ) : -1;
+            where = same > 0 ? get(info, &f_info_where) : NULL;
+            live = where ? PyObject_RichCompareBool(where, active, Py_EQ) : same;
+            ok = live >= 0;
+        }
+        if (ok && live > 0) {  /* popped, as pops() pops it */
+            ok = set(info, &f_info_where, in_flight) == 0 && add_to(info, &f_info_attempts, one) == 0;
+            key = ok ? get(info, &f_info_key) : NULL;
+            pod = key ? PyDict_GetItemWithError(pods, key) : NULL;  /* borrowed */
+            ok = key != NULL && (pod != NULL || !PyErr_Occurred());
+            Py_XINCREF(pod);
+            int fits = 0;
+            if (ok && pod != NULL) {
+                pod_labels = get(pod, &f_labels);
+                if (pod_labels == NULL) {
+                    fits = -1;
+                } else if (pod_labels == labels) {
+                    if (slots.type != Py_TYPE(pod))
+                        slots_of(&slots, Py_TYPE(pod), fields);
+                    fits = fields_equal(pod, &slots, fields, values);
+                }
+                ok = fits >= 0;
+            }
+            if (ok && fits) {
+                PyObject *pair = PyTuple_Pack(2, pod, info);
+                ok = pair != NULL && PyList_Append(taken, pair) == 0;
+                Py_XDECREF(pair);
+            } else if (ok) {
+                pending = Py_NewRef(info);
+            }
+        }
+        Py_XDECREF(entry);
+        Py_XDECREF(info);
+        Py_XDECREF(token);
+        Py_XDECREF(where);
+        Py_XDECREF(key);
+        Py_XDECREF(pod);
+        Py_XDECREF(pod_labels);
+        if (!ok)
+            Py_CLEAR(taken);
+    }
+    if (taken == NULL) {
+        Py_XDECREF(pending);
+        return NULL;
+    }
+    PyObject *answer = PyTuple_Pack(2, taken, pending ? pending : Py_None);
+    Py_DECREF(taken);
+    Py_XDECREF(pending);
+    return answer;
+}
+
 static PyMethodDef methods[] = {
     {"account_bound", account_bound, METH_VARARGS,
      "account_bound(pods, by_node, nodes, default_cpu, default_memory) -> list of the pods' nodes found."},
@@ -442,6 +575,8 @@ static PyMethodDef methods[] = {
      "admit_all(pods, kubelets, nodes) -> list of (kubelet, pod), or None where a pod needs pod_bound."},
     {"add_containers", add_containers, METH_VARARGS,
      "add_containers(admitted, containers, now, add, open_batch): each container held and its start due."},
+    {"take_run", take_run, METH_VARARGS,
+     "take_run(run, infos, pods, limit, labels, fields, values, active, in_flight) -> (taken, pending info)."},
     {"start_batch", start_batch, METH_VARARGS,
      "start_batch(batch, machine_of, pods, number) -> list of the pods whose Running report is written."},
     {NULL, NULL, 0, NULL},

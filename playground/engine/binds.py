@@ -1,6 +1,6 @@
-"""The per-pod loops of a run of pods bound together and of its containers' starts: the store's
-accounting (Store._account_bound), the kubelets' admission and container starts
-(kubelet.start_bound_pods, ContainerStarts.run).
+"""The per-pod loops of a run of equivalent pods: its pods taken from the scheduling queue
+(equivalence.place_run), and, bound together, the store's accounting (Store._account_bound), the
+kubelets' admission and container starts (kubelet.start_bound_pods, ContainerStarts.run).
 
 Each function here is the plain Python of its loop, and the reference of `_binds.c`, which does the
 same reads and writes in the same order without the interpreter's dispatch (a fifth of opening
@@ -9,6 +9,7 @@ these); tests/test_binds.py compares the two."""
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any, Callable
 
 
@@ -117,8 +118,32 @@ def start_batch(batch: list, machine_of: Callable[[str], tuple], pods: dict, num
     return running
 
 
+def take_run(run: deque, infos: dict, pods: dict, limit: int, labels: dict, fields: tuple[str, ...],
+             values: tuple, active: str, in_flight: str) -> tuple[list, Any]:
+    """SchedulingQueue.pops() over one (priority, queued at) pair's entries `run`, taking pods of a
+    run of equivalent pods (equivalence.place_run): up to `limit` entries that are live (their
+    QueuedPodInfo's token, `where` `active`) are popped as pops() pops them (`where` `in_flight`,
+    one attempt more), stale ones dropped. A popped pod that holds `labels` (the same dict) and the
+    `fields` equal to `values` is taken, with its info; the first that does not (or has no Pod)
+    ends the taking and is answered as pending (popped, not taken: the caller asks
+    `equivalent`). (taken pairs (pod, info), the pending info or None)."""
+    taken: list = []
+    while run and len(taken) < limit:
+        token, key = run.popleft()
+        info = infos.get(key)
+        if info is None or info.token != token or info.where != active:
+            continue
+        info.where = in_flight
+        info.attempts += 1
+        pod = pods.get(info.key)
+        if pod is None or pod.labels is not labels or tuple(getattr(pod, name) for name in fields) != values:
+            return taken, info
+        taken.append((pod, info))
+    return taken, None
+
+
 PLAIN = {"account_bound": account_bound, "admit_all": admit_all, "add_containers": add_containers,
-         "start_batch": start_batch}
+         "start_batch": start_batch, "take_run": take_run}
 
 try:
     from . import _binds
@@ -130,3 +155,4 @@ if _binds is not None:
     admit_all = _binds.admit_all
     add_containers = _binds.add_containers
     start_batch = _binds.start_batch
+    take_run = _binds.take_run

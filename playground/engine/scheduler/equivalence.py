@@ -64,6 +64,7 @@ from operator import attrgetter
 
 import numpy as np
 
+from .. import binds
 from ..objects import PENDING
 from . import num_feasible_nodes_to_find
 from .interpodaffinity import WEIGHT as POD_AFFINITY_WEIGHT
@@ -71,6 +72,7 @@ from .interpodaffinity import RunInputs
 from .interpodaffinity import active as affinity_active
 from .interpodaffinity import run_inputs as affinity_run_inputs
 from .plugins import DEFAULT_FILTERS, NODE_AFFINITY, TAINT_TOLERATION
+from .queue import ACTIVE, IN_FLIGHT
 from .podtopologyspread import (
     DO_NOT_SCHEDULE,
     HOST_ONLY,
@@ -323,12 +325,24 @@ def place_run(scheduler, first, first_info, limit: int, least: int) -> int:
     run = [(first, first_info)]
     popped = []
     key, labels = run_key(first), first.labels
-    for info in islice(queue.pops(), limit - 1):
-        pod = pods.get(info.key)
-        if pod is None or not (pod.labels is labels and _RUN_KEY(pod) == key or equivalent(pod, first)):
-            popped.append(info)
-            break
-        run.append((pod, info))
+    front = queue.front_run()
+    if front is not None:  # (pops() over the first pair's entries, most of a run, in one call)
+        taken, pending = binds.take_run(front, queue.infos, pods, limit - 1, labels, RUN_FIELDS, key, ACTIVE,
+                                        IN_FLIGHT)
+        run += taken
+        if pending is not None:
+            pod = pods.get(pending.key)
+            if pod is None or not equivalent(pod, first):
+                popped.append(pending)
+            else:
+                run.append((pod, pending))
+    if not popped:  # (the next pairs, and a pod equivalent though its key differs: pops() itself)
+        for info in islice(queue.pops(), limit - len(run)):
+            pod = pods.get(info.key)
+            if pod is None or not (pod.labels is labels and _RUN_KEY(pod) == key or equivalent(pod, first)):
+                popped.append(info)
+                break
+            run.append((pod, info))
     bound = _place(scheduler, run, sig) if len(run) >= least else 0
     for _pod, info in run[max(bound, 1):]:
         popped.append(info)

@@ -231,6 +231,12 @@ class SchedulingQueue:
         """Entries pushed into the queues so far (a pod added or moved changes it)."""
         return self._token
 
+    def front_run(self) -> deque[tuple[int, str]] | None:
+        """The entries (token, key) of activeQ's first (priority, queued at) pair, which pops() takes
+        first, stale ones included: for a caller that takes them as pops() would (binds.take_run)
+        and then goes on with pops() for the rest. None while activeQ is empty."""
+        return self._active_runs[self._active[0]] if self._active else None
+
     def peek(self) -> QueuedPodInfo | None:
         """The pod pop() would return next, left in activeQ (stale entries on top are dropped, as
         pop() drops them)."""

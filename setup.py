@@ -5,8 +5,9 @@ without them and does the same work in Python, to the same result, only slower a
   equivalence.py);
 - copies of one slotted object with a few fields changed, in one call (playground/engine/_copies.c, see
   copies.py): a ReplicaSet's batch of pods and their queue entries;
-- the per-pod loops of a run of pods bound together and of its containers' starts
-  (playground/engine/_binds.c, see binds.py): the store's accounting, the kubelets' admission;
+- the per-pod loops of a run of equivalent pods (playground/engine/_binds.c, see binds.py): taken
+  from the scheduling queue, the store's accounting and the kubelets' admission of its binds, its
+  containers' starts;
 - the builder of YAML documents from libyaml's parse events (playground/manifests/_yamlbuild.c, see
   yamlload.py), linked with the system's libyaml (Debian: libyaml-dev).
 """

@@ -6,7 +6,7 @@
  * admission and the container starts of each pod were a few dozen bytecodes each, about a fifth of
  * the open. Here each is the same sequence of attribute reads and writes, dictionary look-ups and
  * appends, in the same order, without the interpreter's dispatch. Every comparison and addition is
- * Python's own (PyObject_RichCompareBool, PyNumber_Add).
+ * Python's own (PyObject_RichCompareBool, PyNumber_Add, PyNumber_InPlaceAdd for +=).
  *
  * Attributes: a field of a slotted class (Pod, Node, Container: dataclass(slots=True)) is read and
  * written in its slot, as the interpreter's specialised LOAD_ATTR_SLOT / STORE_ATTR_SLOT do, where
@@ -30,42 +30,50 @@ typedef struct {
 } Field;
 
 /* One Field for each class it is read on (a Field keeps the class it found last). */
-static Field f_node_name = {"node_name"}, f_kubelet_node_name = {"node_name"}, f_key = {"key"}, f_requested_cpu = {"requested_cpu"},
-             f_requested_memory = {"requested_memory"}, f_nonzero_cpu = {"nonzero_cpu"},
-             f_nonzero_memory = {"nonzero_memory"}, f_pod_count = {"pod_count"}, f_cpu = {"cpu"},
-             f_memory = {"memory"}, f_containers = {"containers"}, f_volume_claims = {"volume_claims"},
-             f_timer = {"timer"}, f_started = {"started"}, f_uid = {"uid"}, f_container_uid = {"uid"},
-             f_start_duration = {"start_duration"}, f_allocatable_pods = {"allocatable_pods"},
-             f_allocatable_cpu = {"allocatable_cpu"}, f_allocatable_memory = {"allocatable_memory"},
-             f_labels = {"labels"}, f_info_key = {"key"}, f_info_token = {"token"}, f_info_where = {"where"},
-             f_info_attempts = {"attempts"};
+static Field f_node_name = {"node_name"}, f_kubelet_node_name = {"node_name"}, f_key = {"key"},
+             f_requested_cpu = {"requested_cpu"}, f_requested_memory = {"requested_memory"},
+             f_nonzero_cpu = {"nonzero_cpu"}, f_nonzero_memory = {"nonzero_memory"}, f_pod_count = {"pod_count"},
+             f_cpu = {"cpu"}, f_memory = {"memory"}, f_containers = {"containers"},
+             f_volume_claims = {"volume_claims"}, f_timer = {"timer"}, f_started = {"started"}, f_uid = {"uid"},
+             f_container_uid = {"uid"}, f_start_duration = {"start_duration"},
+             f_allocatable_pods = {"allocatable_pods"}, f_allocatable_cpu = {"allocatable_cpu"},
+             f_allocatable_memory = {"allocatable_memory"}, f_labels = {"labels"}, f_info_key = {"key"},
+             f_info_token = {"token"}, f_info_where = {"where"}, f_info_attempts = {"attempts"};
 
-static Field *fields[] = {&f_node_name, &f_kubelet_node_name, &f_container_uid, &f_key, &f_requested_cpu, &f_requested_memory, &f_nonzero_cpu,
-                          &f_nonzero_memory, &f_pod_count, &f_cpu, &f_memory, &f_containers, &f_volume_claims,
-                          &f_timer, &f_started, &f_uid, &f_start_duration, &f_allocatable_pods,
-                          &f_allocatable_cpu, &f_allocatable_memory, &f_labels, &f_info_key, &f_info_token,
-                          &f_info_where, &f_info_attempts};
+static Field *fields[] = {&f_node_name, &f_kubelet_node_name, &f_key, &f_requested_cpu, &f_requested_memory,
+                          &f_nonzero_cpu, &f_nonzero_memory, &f_pod_count, &f_cpu, &f_memory, &f_containers,
+                          &f_volume_claims, &f_timer, &f_started, &f_uid, &f_container_uid, &f_start_duration,
+                          &f_allocatable_pods, &f_allocatable_cpu, &f_allocatable_memory, &f_labels, &f_info_key,
+                          &f_info_token, &f_info_where, &f_info_attempts};
 
 static PyObject *one, *s_signalling, *s_shutdown;
 static PyObject *stop_mark;  /* writer's answer for a node whose pods take pod_bound one after another */
 
-/* The field's slot in objects of `type`, if the attribute is a plain slot there (else -1). */
+/* The offset of `name`'s slot in objects of `type` where the class's attribute of that name is a
+ * plain member descriptor holding an object and the class gets attributes the generic way; else -1.
+ * *writable: the class also sets it the generic way and the member is not read-only. */
+static Py_ssize_t slot_offset(PyTypeObject *type, PyObject *name, int *writable)
+{
+    *writable = 0;
+    PyObject *descr = PyUnicode_Check(name) ? _PyType_Lookup(type, name) : NULL;  /* borrowed */
+    if (type->tp_getattro != PyObject_GenericGetAttr || descr == NULL || !Py_IS_TYPE(descr, &PyMemberDescr_Type))
+        return -1;
+    PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
+    if (member->type != T_OBJECT_EX)
+        return -1;
+    *writable = !(member->flags & READONLY) && type->tp_setattro == PyObject_GenericSetAttr;
+    return member->offset;
+}
+
+/* The field's slot in objects of `type` (slot_offset), kept with the class's version tag. */
 static void resolve(Field *f, PyTypeObject *type)
 {
     Py_INCREF(type);
     Py_XSETREF(f->type, type);
-    f->offset = -1;
-    f->writable = 0;
-    PyObject *descr = _PyType_Lookup(type, f->name);  /* borrowed; gives the class a version tag */
+    f->offset = slot_offset(type, f->name, &f->writable);  /* (the look-up gives the class a version tag) */
     f->version = type->tp_version_tag;
-    if (f->version == 0 || type->tp_getattro != PyObject_GenericGetAttr || descr == NULL
-        || !Py_IS_TYPE(descr, &PyMemberDescr_Type))
-        return;
-    PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
-    if (member->type != T_OBJECT_EX)
-        return;
-    f->offset = member->offset;
-    f->writable = !(member->flags & READONLY) && type->tp_setattro == PyObject_GenericSetAttr;
+    if (f->version == 0)
+        f->offset = -1;
 }
 
 /* (a version tag of 0 is none: a class modified and not looked up since) */
@@ -449,21 +457,15 @@ typedef struct {
 
 static void slots_of(Slots *slots, PyTypeObject *type, PyObject *fields)
 {
+    int writable;
     slots->type = type;
     slots->count = PyTuple_GET_SIZE(fields);
-    if (slots->count > MAX_KEY_FIELDS || type->tp_getattro != PyObject_GenericGetAttr) {
-        slots->count = -1;
-        return;
-    }
     for (Py_ssize_t i = 0; i < slots->count; i++) {
-        PyObject *descr = PyUnicode_Check(PyTuple_GET_ITEM(fields, i))
-            ? _PyType_Lookup(type, PyTuple_GET_ITEM(fields, i)) : NULL;  /* borrowed */
-        if (descr == NULL || !Py_IS_TYPE(descr, &PyMemberDescr_Type)
-            || ((PyMemberDescrObject *)descr)->d_member->type != T_OBJECT_EX) {
+        if (i >= MAX_KEY_FIELDS
+            || (slots->offsets[i] = slot_offset(type, PyTuple_GET_ITEM(fields, i), &writable)) < 0) {
             slots->count = -1;
             return;
         }
-        slots->offsets[i] = ((PyMemberDescrObject *)descr)->d_member->offset;
     }
 }
 

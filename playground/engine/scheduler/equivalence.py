@@ -72,7 +72,6 @@ from .interpodaffinity import RunInputs
 from .interpodaffinity import active as affinity_active
 from .interpodaffinity import run_inputs as affinity_run_inputs
 from .plugins import DEFAULT_FILTERS, NODE_AFFINITY, TAINT_TOLERATION
-from .queue import ACTIVE, IN_FLIGHT
 from .podtopologyspread import (
     DO_NOT_SCHEDULE,
     HOST_ONLY,
@@ -88,6 +87,7 @@ from .podtopologyspread import (
     selects_nodes,
     swapped,
 )
+from .queue import ACTIVE, IN_FLIGHT
 
 try:
     from . import _placement

@@ -99,6 +99,13 @@ class Clock:
         self._drop_cancelled()
         return self._heap[0][0] if self._heap else None
 
+    def first_due_by(self, until: int) -> str | None:
+        """The handler of the heap's first timer if it is due at or before `until`, else None: what
+        a tick to `until` begins with, for the TUI's runner to forecast what the tick costs. A hint
+        only: it reads the heap without changing it, so the timer may be one since cancelled."""
+        heap = self._heap
+        return heap[0][3] if heap and heap[0][0] <= until else None
+
     def pending(self) -> int:
         return len(self._live)
 

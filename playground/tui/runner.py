@@ -17,9 +17,10 @@ The UI never blocks on the engine (design rule 5):
   time (×1000 in a zone outage at 150,000 pods needs about 30 % of it for the engine's CPU; the
   rest absorbs the ticks that cost more) in short steps, so the picture moves 30 to 40 times a
   second. A frame cut short by a key goes back to `budget`.
-* While the user watches (no key lately: frames 60 a second), a frame's ticks end before a tick that
-  would likely end past the budget (it costs what the tick just run cost), so that a frame is about
-  its budget instead of its budget plus most of a tick (MAX_WATCHING_BUDGET).
+* A frame's ticks end before a tick that would likely end past the budget (`TickForecast`: what the
+  ticks that began with the same timer cost lately), so that a frame is about its budget instead of
+  its budget plus most of a tick; while the user watches (no key lately: frames 60 a second), a
+  frame behind the speed may take up to MAX_WATCHING_BUDGET.
 * A frame ends before a tick that would take time travel's checkpoint (a fork, or pickling in the
   engine thread: `History.checkpoint_due_by`) when the checkpoint would take it past its budget
   (judged by what the last one cost), and the next frame starts with it, so that a frame is its
@@ -64,16 +65,16 @@ BACKLOG_SECONDS = 0.5
 # crosses it plus the UI's work.
 ENGINE_SHARE = 0.7
 MAX_BUDGET = 0.010
-# While the user watches (`watching`: frames 60 a second), a frame's ticks end before one that would
-# likely end past the budget, judged by the tick just run (ticks in a row cost alike: the evictions
-# of one wave, the heartbeats of one period), and a frame behind the speed may take up to
-# MAX_WATCHING_BUDGET. Ending on the budget instead, a frame was its budget plus most of the tick that
+# While the user watches (`watching`: frames 60 a second), a frame behind the speed may take up to
+# MAX_WATCHING_BUDGET. Every frame's ticks end before one that would likely end past the budget
+# (TickForecast). Ending on the budget instead, a frame was its budget plus most of the tick that
 # crossed it: watching the Nodes view of the outage above, the engine step's p95 was 14-15 ms for an
-# 8-10 ms budget and the frame's 17-18 ms; ending before it, 10.4-11.5 ms and 12.7-14.7 ms, at the
-# same speed (four runs each). Watching the Pods view, whose frames cost the UI more, the frame's p95
-# fell from 21-25 ms to 19-20 ms (most runs), at some cost of speed (median x970 against x992).
-# At the keys (30 frames a second) the frames stay as they were: there a key's repaint holds the
-# frame's p95, and shorter steps meant more frames and slower keys (key p95 61-74 ms against 48-52).
+# 8-10 ms budget and the frame's 17-18 ms; ending before it (judged then by the tick just run),
+# 10.4-11.5 ms and 12.7-14.7 ms, at the same speed (four runs each). At the keys, judged by the
+# tick just run, shorter steps meant more frames and slower keys (key p95 61-74 ms against 48-52),
+# as that guess was often wrong in both directions; judged by the kind of the tick (session 47),
+# frame p95 at the keys 16.2-16.9 ms against 23.4-26.6 ms ending on the budget, keys and speed the
+# same (benchmarks/HISTORY.md).
 MAX_WATCHING_BUDGET = 0.012
 SWITCH_INTERVAL = 0.001  # seconds; CPython's default is 0.005
 
@@ -155,6 +156,35 @@ class EngineThread:
         sys.setswitchinterval(self._switch_interval)
 
 
+class TickForecast:
+    """What the next tick will likely cost: the engine thread's CPU time that the ticks that began
+    with the same timer took lately (half the last one, half what was known before), nothing for a
+    kind not seen yet. A tick's cost is its timers': in a zone outage at 150,000 pods three ticks in
+    four run none (a microsecond), and the rest cost what their first timer says (the node lifecycle
+    controller's taint pass 2.4 ms on average, the kubelets' container starts 0.5 ms, its monitor
+    pass 0.1 ms). The tick just run was a poor guess for the next: over 20,000 ticks of that outage
+    it fell short by more than a millisecond 1,014 times, the first timer's kind 76 times. CPU time,
+    not wall time: a paint of the UI that holds the interpreter's lock meanwhile is no cost of the
+    tick's kind (learnt from wall time, the forecasts grew with the Pods view's paints, frames ended
+    early and came more often, and the speed fell to x839-947 where it was x926-995)."""
+
+    __slots__ = ("costs",)
+
+    def __init__(self) -> None:
+        self.costs: dict[str | None, float] = {}
+
+    @staticmethod
+    def kind(clock, tick: int) -> str | None:
+        return clock.first_due_by(clock.now + tick)
+
+    def expect(self, kind: str | None) -> float:
+        return self.costs.get(kind, 0.0)
+
+    def learn(self, kind: str | None, seconds: float) -> None:
+        known = self.costs.get(kind)
+        self.costs[kind] = seconds if known is None else (known + seconds) / 2
+
+
 class EngineRunner:
     def __init__(
         self,
@@ -165,12 +195,14 @@ class EngineRunner:
         budget: float = 0.008,
         threaded: bool = True,
         clock: Callable[[], float] = time.perf_counter,
+        cpu_clock: Callable[[], float] = time.thread_time,
     ) -> None:
         self.sim = sim
         self.paused = paused
         self.speed = speed
         self.budget = budget
         self.clock = clock
+        self.cpu_clock = cpu_clock  # the engine thread's CPU time: what a tick's own work costs
         self.owed = 0.0  # ticks the speed asks for that have not run yet
         self.requested = 0  # explicit single steps
         self.busy = False
@@ -189,6 +221,7 @@ class EngineRunner:
         self._cut = False  # the last frame was cut short by a key with ticks still owed
         self._step_end: float | None = None  # wall clock when the last frame's ticks ended
         self.watching = False  # set by the app: the user watches (no key lately), frames 60 a second
+        self.forecast = TickForecast()
 
     # ---------------------------------------------------------------- controls
 
@@ -265,6 +298,7 @@ class EngineRunner:
     def replace(self, sim: Simulation) -> None:
         """A new scenario: forget everything owed to the old one."""
         self.sim = sim
+        self.forecast = TickForecast()
         self._behind = self._cut = False
         self.owed = 0.0
         self.requested = 0
@@ -326,27 +360,32 @@ class EngineRunner:
         return min(most, max(self.budget, gap * ENGINE_SHARE / (1 - ENGINE_SHARE)))
 
     def _run_ticks(self, sim: Simulation, count: int, budget: float) -> FrameResult:
-        """Run up to `count` ticks, stopping once `budget` seconds have gone (at least one tick);
-        while `watching`, before a tick that would likely end past it."""
+        """Run up to `count` ticks, stopping before a tick that would likely end past `budget`
+        seconds (`TickForecast`), and once the budget is spent; at least one tick runs."""
         result = FrameResult()
         start = before = self.clock()
         changes = result.changes
         interrupted = self._interrupted
-        ahead = self.watching
+        forecast, cpu_clock = self.forecast, self.cpu_clock
         history = sim.history
+        clock = sim.clock
+        kind = forecast.kind(clock, sim.tick)
         while result.ticks < count:
             if result.ticks and history is not None and before - start + history.checkpoint_seconds >= budget \
-                    and history.checkpoint_due_by(sim.clock.now + sim.tick):
+                    and history.checkpoint_due_by(clock.now + sim.tick):
                 # Time travel's checkpoint (a fork, or pickling in this thread) that would take the
                 # frame past its budget (judged by the last one's cost) starts the next frame instead:
                 # a frame is its budget or a checkpoint, not both (at 1,000 nodes and 10,000 pods at
                 # x1000, frame p95 25-28 ms with the fork wherever it fell, 19-21 ms so). A small
                 # cluster's, about a millisecond every ten ticks, is taken where it falls.
                 break
+            cpu = cpu_clock()
             merge_changes(changes, sim.step())
+            forecast.learn(kind, cpu_clock() - cpu)
             result.ticks += 1
             now = self.clock()
-            if now - start + ((now - before) if ahead else 0.0) >= budget or interrupted.is_set():
+            kind = forecast.kind(clock, sim.tick)
+            if now - start + forecast.expect(kind) >= budget or interrupted.is_set():
                 break
             before = now
         result.seconds = self.clock() - start

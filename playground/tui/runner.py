@@ -73,8 +73,8 @@ MAX_BUDGET = 0.010
 # 10.4-11.5 ms and 12.7-14.7 ms, at the same speed (four runs each). At the keys, judged by the
 # tick just run, shorter steps meant more frames and slower keys (key p95 61-74 ms against 48-52),
 # as that guess was often wrong in both directions; judged by the kind of the tick (session 47),
-# frame p95 at the keys 16.2-16.9 ms against 23.4-26.6 ms ending on the budget, keys and speed the
-# same (benchmarks/HISTORY.md).
+# frame p95 at the keys 15.9-16.3 ms against 21.7-23.7 ms ending on the budget (four pairs), keys
+# and speed the same (benchmarks/HISTORY.md).
 MAX_WATCHING_BUDGET = 0.012
 SWITCH_INTERVAL = 0.001  # seconds; CPython's default is 0.005
 
@@ -161,7 +161,7 @@ class TickForecast:
     with the same timer took lately (half the last one, half what was known before), nothing for a
     kind not seen yet. A tick's cost is its timers': in a zone outage at 150,000 pods three ticks in
     four run none (a microsecond), and the rest cost what their first timer says (the node lifecycle
-    controller's taint pass 2.4 ms on average, the kubelets' container starts 0.5 ms, its monitor
+    controller's taint pass 2.5 ms on average, the kubelets' container starts 0.5 ms, its monitor
     pass 0.1 ms). The tick just run was a poor guess for the next: over 20,000 ticks of that outage
     it fell short by more than a millisecond 1,014 times, the first timer's kind 76 times. CPU time,
     not wall time: a paint of the UI that holds the interpreter's lock meanwhile is no cost of the

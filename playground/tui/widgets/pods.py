@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ...engine.objects import Pod
     from ..app import PlaygroundApp
 
-CATCH_UP_AT = 400  # pods noted while hidden that make the table catch up (at the keys): 5-8 ms
+CATCH_UP_AT = 400  # pods noted while hidden that make the table catch up (at the keys): ~5 ms
 
 
 class PodSource(Source):
@@ -168,9 +168,9 @@ class PodsView(PodDetailMixin, TableView):
     # thousands of pods, 15-30 ms for a thousand (measured in an outage at 150,000 pods): the key that
     # showed the table after 2.5 wall s of an outage waited 70-185 ms. While the user is at the keys
     # the hidden table catches up once CATCH_UP_AT pods are noted: the key that shows it waits for
-    # fewer than that. A thousand made one frame in three 15-30 ms longer (about a third of the frames
-    # past 16.7 ms at the keys); 400, about a frame's changes at x1000 in a zone outage, cost 5-8 ms
-    # each at the same speed. While the user watches, the frames stay even.
+    # fewer than that. A thousand made a frame every few 15-30 ms longer (about a third of the frames
+    # past 16.7 ms at the keys); 400, about a frame's changes at x1000 in a zone outage, cost about
+    # 5 ms each at that rate. While the user watches, the frames stay even.
     def __init__(self, playground: "PlaygroundApp", *, id: str) -> None:
         super().__init__(playground, id=id)
         self._changed: set[str] = set()  # pods changed in more than their conditions

@@ -346,7 +346,7 @@ async def run(args: argparse.Namespace) -> None:
           + ("  (history off)" if args.no_history else "  (none after the first)" if args.no_checkpoints else ""))
     over = sum(1 for t in totals if t > 1 / 60)
     print(f"  frame total (step + UI): p50 {ms(pct(totals, .5))}  p95 {ms(pct(totals, .95))}  max {ms(max(totals))}"
-          f"  ({over} frames past 16.7 ms: {over / max(len(totals), 1):.1%})")
+          f"  ({over} frames past 16.7 ms: {over / len(totals):.1%})")
     behind = getattr(sys.modules[type(app.runner).__module__], "MAX_BUDGET", None)  # absent on old revisions
     grows = f", up to {behind * 1000:.0f} ms while behind" if behind else ""
     print(f"  engine step per frame:   p50 {ms(pct(steps, .5))}  p95 {ms(pct(steps, .95))}  max {ms(max(steps))}"

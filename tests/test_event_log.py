@@ -159,6 +159,24 @@ def test_a_repeat_of_an_event_in_a_run_counts_that_event():
     assert again is recorder.events[1] and (again.count, again.seq, recorder.total) == (2, 2, 2)
 
 
+def test_a_batch_repeats_an_event_recorded_alone_or_in_a_run():
+    """A batch is recorded as one run unless it repeats an Event: one recorded alone (its source
+    and reason noted, EventRecorder._repeats_any) or one in an earlier run (found in the run
+    index)."""
+    recorder = EventRecorder(lambda: 0)
+    rs, other = "ReplicaSet/default/rs", "ReplicaSet/default/other"
+    recorder.record("Normal", "SuccessfulCreate", rs, "Created pod: x", "rc")
+    recorder.record_run("Normal", "SuccessfulCreate", other, "Created pod: {0}", ["x"], "rc2")  # another source
+    recorder.record_run("Normal", "SuccessfulCreate", rs, "Created pod: {0}", ["y", "x"], "rc")
+    recorder.record_run("Normal", "SuccessfulCreate", rs, "Created pod: {0}", ["z"], "rc")
+    recorder.record_run("Normal", "SuccessfulCreate", rs, "Created pod: {0}", ["w", "z"], "rc")
+    recorder.record_run("Normal", "SuccessfulCreate", other, "Created pod: {0}", ["v", "x"], "rc2")  # in a run
+    assert [(e.object, e.message, e.count) for e in recorder.events] == [
+        (rs, "Created pod: x", 2), (other, "Created pod: x", 2), (rs, "Created pod: y", 1),
+        (rs, "Created pod: z", 2), (rs, "Created pod: w", 1), (other, "Created pod: v", 1)]
+    assert (recorder.total, recorder.repeats) == (6, 3)
+
+
 def test_a_run_format_has_one_argument():
     with pytest.raises(ValueError):
         EventRecorder(lambda: 0).record_run("Normal", "R", "x", "Created {0} on {1}", ["a"], "rc")

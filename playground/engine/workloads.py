@@ -507,8 +507,11 @@ class WorkloadControllers:
                     name = self._unique_name(rs.name, rs.namespace)
                     pod = pod_from_template(self.sim, name, rs.namespace, rs.template, owner)
                     if self._create(pod, ref, "replicaset-controller"):
-                        store.event("Normal", "SuccessfulCreate", ref, f"Created pod: {pod.name}",
-                                    "replicaset-controller")
+                        # (a run of one, as batches are recorded: the recorder then knows that no
+                        # SuccessfulCreate of this ReplicaSet was recorded alone, and checks a later
+                        # batch for repeats in one call: EventRecorder._repeats_any)
+                        store.event_run("Normal", "SuccessfulCreate", ref, "Created pod: {0}", [pod.name],
+                                        "replicaset-controller")
                     else:
                         ok = False
             if not ok:

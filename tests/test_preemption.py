@@ -9,6 +9,7 @@ import pytest
 from conftest import BASE, events, make_sim
 
 from playground.engine import Operation
+from playground.engine.kubelet import Kubelet
 from playground.engine.objects import TRUE, PodDisruptionBudget, PodTemplate, uid_text
 from playground.engine.scheduler.preemption import (
     NOT_ELIGIBLE_NEVER,
@@ -21,6 +22,15 @@ from playground.engine.workloads import pod_from_template
 # A.0 fixtures: (cpu millicores, memory bytes)
 SMALL, MEDIUM, LARGE, VERY_LARGE = (100, 100), (200, 200), (300, 300), (500, 500)
 RES = {"small": SMALL, "medium": MEDIUM, "large": LARGE, "veryLarge": VERY_LARGE}
+
+
+class AdmitsAll(Kubelet):
+    """A kubelet without admission (its slots are Kubelet's: an instance can take this class)."""
+
+    __slots__ = ()
+
+    def admit(self, pod):
+        return None
 
 
 def fixture_cluster(nodes: list[str], pods: list[tuple], seed: int = 1, extra: str = ""):
@@ -38,7 +48,7 @@ def fixture_cluster(nodes: list[str], pods: list[tuple], seed: int = 1, extra: s
     sim = make_sim(extra, header="\n".join(body))
     for kubelet in sim.kubelets.values():
         # upstream's tables build NodeInfo directly (some overcommit a node): no kubelet admission
-        kubelet.admit = lambda pod: None
+        kubelet.__class__ = AdmitsAll
     sim.run_until(10)
     return sim
 

@@ -8,11 +8,11 @@
  * appends, in the same order, without the interpreter's dispatch. Every comparison and addition is
  * Python's own (PyObject_RichCompareBool, PyNumber_Add, PyNumber_InPlaceAdd for +=).
  *
- * Attributes: a field of a slotted class (Pod, Node, Container: dataclass(slots=True)) is read and
- * written in its slot, as the interpreter's specialised LOAD_ATTR_SLOT / STORE_ATTR_SLOT do, where
- * the class's attribute of that name is a plain member descriptor and the class gets and sets
- * attributes the generic way; anything else (a kubelet's __dict__, a property, a class of a test)
- * goes through PyObject_GetAttr / PyObject_SetAttr. What is found for a class is kept with the
+ * Attributes: a field of a slotted class (Pod, Node, Container: dataclass(slots=True); Kubelet) is
+ * read and written in its slot, as the interpreter's specialised LOAD_ATTR_SLOT / STORE_ATTR_SLOT
+ * do, where the class's attribute of that name is a plain member descriptor and the class gets and
+ * sets attributes the generic way; anything else (an instance __dict__, a property, a class of a
+ * test) goes through PyObject_GetAttr / PyObject_SetAttr. What is found for a class is kept with the
  * class's version tag, which CPython changes whenever the class or a base is modified.
  */
 

@@ -221,6 +221,12 @@ class Kubelet:
     # own timer (the reference the equivalence test compares with).
     batch_starts = True
 
+    # Slots: a bind's admission and a container's start read a kubelet a pod (a run's pods each land
+    # on a node of their own), in its slots, not in an instance dict (binds.py, _binds.c).
+    __slots__ = ("sim", "node_name", "config", "power", "network", "running", "containers", "lease_anchor",
+                 "lease_renew_time", "status_anchor", "last_report", "status_timer", "reachable_at", "lost_at",
+                 "shutdown", "mounted", "boot", "process", "status_boot")
+
     def __init__(self, sim: "Simulation", node_name: str, config: KubeletConfig) -> None:
         self.sim = sim
         self.node_name = node_name

@@ -506,14 +506,18 @@ class WorkloadControllers:
                 for _ in range(batch):
                     name = self._unique_name(rs.name, rs.namespace)
                     pod = pod_from_template(self.sim, name, rs.namespace, rs.template, owner)
-                    if self._create(pod, ref, "replicaset-controller"):
-                        # (a run of one, as batches are recorded: the recorder then knows that no
-                        # SuccessfulCreate of this ReplicaSet was recorded alone, and checks a later
-                        # batch for repeats in one call: EventRecorder._repeats_any)
+                    if not self._create(pod, ref, "replicaset-controller"):
+                        ok = False
+                    elif batch == 1 and count > 1:
+                        # (the first create of several: a run of one, as the batches after it are
+                        # recorded, so that no SuccessfulCreate is recorded alone and the recorder
+                        # checks a batch for repeats in one call: EventRecorder._repeats_any. A run
+                        # costs more than an Event, and most syncs create one pod.)
                         store.event_run("Normal", "SuccessfulCreate", ref, "Created pod: {0}", [pod.name],
                                         "replicaset-controller")
                     else:
-                        ok = False
+                        store.event("Normal", "SuccessfulCreate", ref, f"Created pod: {pod.name}",
+                                    "replicaset-controller")
             if not ok:
                 return False
             remaining -= batch

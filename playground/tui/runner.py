@@ -368,11 +368,11 @@ class EngineRunner:
         interrupted = self._interrupted
         forecast, cpu_clock = self.forecast, self.cpu_clock
         history = sim.history
-        clock = sim.clock
-        kind = forecast.kind(clock, sim.tick)
+        sim_clock = sim.clock  # (self.clock is the wall clock)
+        kind = forecast.kind(sim_clock, sim.tick)
         while result.ticks < count:
             if result.ticks and history is not None and before - start + history.checkpoint_seconds >= budget \
-                    and history.checkpoint_due_by(clock.now + sim.tick):
+                    and history.checkpoint_due_by(sim_clock.now + sim.tick):
                 # Time travel's checkpoint (a fork, or pickling in this thread) that would take the
                 # frame past its budget (judged by the last one's cost) starts the next frame instead:
                 # a frame is its budget or a checkpoint, not both (at 1,000 nodes and 10,000 pods at
@@ -384,7 +384,7 @@ class EngineRunner:
             forecast.learn(kind, cpu_clock() - cpu)
             result.ticks += 1
             now = self.clock()
-            kind = forecast.kind(clock, sim.tick)
+            kind = forecast.kind(sim_clock, sim.tick)
             if now - start + forecast.expect(kind) >= budget or interrupted.is_set():
                 break
             before = now

@@ -157,18 +157,36 @@ typedef struct {
 } Run;
 
 /* The window of one cycle: its rows, and how many rows it covered. `skew` (a constant where it is
- * inlined: each loop is compiled without the other's test) adds the DoNotSchedule constraint's. */
+ * inlined: each loop is compiled without the other's test) adds the DoNotSchedule constraint's.
+ * Each row is written into `rows` and kept by counting it only when it passes (a row that fails
+ * is overwritten by the next): no branch a row, and the rows wrap round once, at n, outside the
+ * inner loop. The run's fields are read into locals: the stores into `rows` could alias them. */
 static inline __attribute__((always_inline)) int64_t window_of(const Run *run, int64_t start, int64_t *rows,
                                                               int64_t *processed, const int skew)
 {
-    const int64_t *feasible = run->col[FEASIBLE], *skew_ids = run->col[SKEW_IDS], *sums = run->skew_sums;
-    const int64_t limit = run->skew_limit;
+    const int64_t *restrict feasible = run->col[FEASIBLE], *restrict skew_ids = run->col[SKEW_IDS];
+    const int64_t *restrict sums = run->skew_sums;
+    const int64_t limit = run->skew_limit, n = run->n, to_find = run->to_find;
     int64_t found = 0, seen = 0, r = start;
-    while (seen < run->n && found < run->to_find) {
-        if (feasible[r] && (!skew || sums[skew_ids[r]] <= limit))
-            rows[found++] = r;
-        seen++;
-        if (++r == run->n)
+    while (seen < n && found < to_find) {
+        /* up to n or the rows not seen yet, and no further than the rows still to find: a row
+         * finds at most one */
+        int64_t first = r, stop = n - r < n - seen ? n : r + (n - seen);
+        if (stop - r > to_find - found)
+            stop = r + (to_find - found);
+        if (skew) {
+            for (; r < stop; r++) {
+                rows[found] = r;
+                found += feasible[r] != 0 && sums[skew_ids[r]] <= limit;
+            }
+        } else {
+            for (; r < stop; r++) {
+                rows[found] = r;
+                found += feasible[r] != 0;
+            }
+        }
+        seen += r - first;
+        if (r == n)
             r = 0;
     }
     *processed = seen;
@@ -180,55 +198,51 @@ static int64_t window(const Run *run, int64_t start, int64_t *rows, int64_t *pro
     return run->skew ? window_of(run, start, rows, processed, 1) : window_of(run, start, rows, processed, 0);
 }
 
-/* A row of a window, for PodTopologySpread: its (matching pods, zone) pair into *pair (a row's raw
- * score depends on that alone), the pair listed in `listed` when first seen this cycle (its stamp
- * set to `mark`), the row's zone counted into *zones when first seen (the zone's stamp; once every
- * domain is counted, no stamp is read). */
-static inline void note_spread(Run *run, int64_t row, int64_t mark, int64_t *zone_stamp, int64_t *zones,
-                               int64_t *pair, int64_t *listed, int64_t *count)
+/* The window's rows for PodTopologySpread: each row's (matching pods, zone) pair into `pairs` (a
+ * row's raw score depends on that alone), each pair listed in `listed` when first seen this cycle
+ * (its stamp set to `mark`); returns how many pairs are listed. */
+static int64_t note_pairs(Run *run, const int64_t *rows, int64_t found, int64_t mark, int64_t *restrict pairs,
+                          int64_t *restrict listed)
 {
-    int64_t z = run->col[ZONE_IDS][row], p = run->col[HOST_LIVE][row] * run->domains + z;
-    *pair = p;
-    if (*zones < run->domains && zone_stamp[z] != mark) {
-        zone_stamp[z] = mark;
-        ++*zones;
-    }
-    if (run->pair_stamp[p] != mark) {
-        run->pair_stamp[p] = mark;
-        listed[(*count)++] = p;
-    }
-}
-
-/* window() and note_spread of each of its rows in one pass; returns the rows found, the distinct
- * zones in *distinct and the distinct pairs in *count. */
-static inline __attribute__((always_inline)) int64_t window_spread_of(
-    Run *run, int64_t start, int64_t *rows, int64_t *processed, int64_t mark, int64_t *zone_stamp, int64_t *distinct,
-    int64_t *pairs, int64_t *listed, int64_t *count, const int skew)
-{
-    const int64_t *feasible = run->col[FEASIBLE], *skew_ids = run->col[SKEW_IDS], *sums = run->skew_sums;
-    const int64_t limit = run->skew_limit;
-    int64_t found = 0, seen = 0, r = start, zones = 0, listed_count = 0;
-    while (seen < run->n && found < run->to_find) {
-        if (feasible[r] && (!skew || sums[skew_ids[r]] <= limit)) {
-            note_spread(run, r, mark, zone_stamp, &zones, pairs + found, listed, &listed_count);
-            rows[found++] = r;
+    const int64_t *restrict zone_ids = run->col[ZONE_IDS], *restrict host_live = run->col[HOST_LIVE];
+    int64_t *restrict pair_stamp = run->pair_stamp;
+    const int64_t domains = run->domains;
+    int64_t count = 0;
+    for (int64_t i = 0; i < found; i++) {
+        int64_t p = host_live[rows[i]] * domains + zone_ids[rows[i]];
+        pairs[i] = p;
+        if (pair_stamp[p] != mark) {
+            pair_stamp[p] = mark;
+            listed[count++] = p;
         }
-        seen++;
-        if (++r == run->n)
-            r = 0;
     }
-    *processed = seen;
-    *distinct = zones;
-    *count = listed_count;
-    return found;
+    return count;
 }
 
+/* How many zones the window's rows are in: those of its `count` pairs (every row's pair is listed),
+ * each counted when first seen (its stamp set to `mark`). */
+static int64_t distinct_zones(const Run *run, const int64_t *listed, int64_t count, int64_t mark, int64_t *zone_stamp)
+{
+    int64_t zones = 0;
+    for (int64_t k = 0; k < count && zones < run->domains; k++) {
+        int64_t z = listed[k] % run->domains;
+        if (zone_stamp[z] != mark) {
+            zone_stamp[z] = mark;
+            zones++;
+        }
+    }
+    return zones;
+}
+
+/* window(), note_pairs and distinct_zones: returns the rows found, the distinct zones in *distinct
+ * and the distinct pairs in *count. */
 static int64_t window_spread(Run *run, int64_t start, int64_t *rows, int64_t *processed, int64_t mark,
                              int64_t *zone_stamp, int64_t *distinct, int64_t *pairs, int64_t *listed, int64_t *count)
 {
-    if (run->skew)
-        return window_spread_of(run, start, rows, processed, mark, zone_stamp, distinct, pairs, listed, count, 1);
-    return window_spread_of(run, start, rows, processed, mark, zone_stamp, distinct, pairs, listed, count, 0);
+    int64_t found = window(run, start, rows, processed);
+    *count = note_pairs(run, rows, found, mark, pairs, listed);
+    *distinct = distinct_zones(run, listed, *count, mark, zone_stamp);
+    return found;
 }
 
 static int64_t highest_of(const int64_t *raw, const int64_t *rows, int64_t found)
@@ -268,16 +282,17 @@ static void spread_scores(Run *run, const int64_t *listed, int64_t count, int64_
 }
 
 /* The best score so far: the rows that have it, in window order, in `tied` (a higher score starts
- * the list again, so at the end it holds exactly the rows with the best score). */
+ * the list again, so at the end it holds exactly the rows with the best score). The row is written
+ * past the list whatever its score and kept only when it has the best: equal scores are common and
+ * come in no pattern a branch predictor learns. */
 static inline void track(int64_t score, int64_t row, int64_t *best, int64_t *tied, int64_t *ties)
 {
     if (score > *best) {
         *best = score;
-        tied[0] = row;
-        *ties = 1;
-    } else if (score == *best) {
-        tied[(*ties)++] = row;
+        *ties = 0;
     }
+    tied[*ties] = row;
+    *ties += score == *best;
 }
 
 /* The window's scores (Σ weight × normalized score of the default plugins, as NodeColumns.score and
@@ -682,7 +697,10 @@ static PyObject *choose_one(PyObject *self, PyObject *args)
                 PyErr_SetString(PyExc_ValueError, "choose_one: a zone id or host count is out of range");
                 goto release;
             }
-            note_spread(&run, rows[i], 1, zone_stamp, &distinct, pair_of + i, listed, &count);
+        }
+        if (spread) {
+            count = note_pairs(&run, rows, found, 1, pair_of, listed);
+            distinct = distinct_zones(&run, listed, count, 1, zone_stamp);
         }
         int64_t *tied = views[IN_TIED].buf;
         ties = score_window(&run, rows, found, distinct, pair_of, listed, count, tied);

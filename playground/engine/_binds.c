@@ -158,20 +158,45 @@ static int count_on_node(PyObject *node, PyObject *pod, PyObject *default_cpu, P
     return rc;
 }
 
-/* account_bound(pods, by_node, nodes, default_cpu, default_memory) -> list: see binds.account_bound. */
+/* An object's address and the index of the pod it was found for: sorted by address, then index. */
+typedef struct {
+    uintptr_t address;
+    Py_ssize_t index;
+} Placed;
+
+static int by_address(const void *a, const void *b)
+{
+    const Placed *x = a, *y = b;
+    if (x->address != y->address)
+        return x->address < y->address ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* account_bound(pods, by_node, nodes, default_cpu, default_memory) -> list: see binds.account_bound.
+ * A run's pods land each on a node of its own, far in memory from the last one's: the writes into each node's
+ * listing and onto its totals are made in the order of the listings' and the nodes' addresses,
+ * which the processor's prefetcher follows (a stable sort: a node's pods are listed in bind
+ * order). Nothing reads what another node's writes change, so the result is that of the pods in
+ * order (binds.account_bound); a node's listing new to `by_node` is added there in pod order. */
 static PyObject *account_bound(PyObject *self, PyObject *args)
 {
     PyObject *pods, *by_node, *nodes, *default_cpu, *default_memory;
     if (!PyArg_ParseTuple(args, "O!O!O!OO:account_bound", &PyList_Type, &pods, &PyDict_Type, &by_node,
                           &PyDict_Type, &nodes, &default_cpu, &default_memory))
         return NULL;
-    PyObject *changed = PyList_New(0);
-    for (Py_ssize_t i = 0; changed != NULL && i < PyList_GET_SIZE(pods); i++) {
+    Py_ssize_t n = PyList_GET_SIZE(pods), size = n ? n : 1;
+    Placed *on_nodes = PyMem_Malloc(size * sizeof(Placed)), *listings = PyMem_Malloc(size * sizeof(Placed));
+    PyObject **node_of = PyMem_Calloc(size, sizeof(PyObject *)), **key_of = PyMem_Calloc(size, sizeof(PyObject *));
+    PyObject *changed = NULL;
+    int ok = on_nodes != NULL && listings != NULL && node_of != NULL && key_of != NULL;
+    if (!ok)
+        PyErr_NoMemory();
+    for (Py_ssize_t i = 0; ok && i < n; i++) {  /* in pod order: each pod's listing and node found */
         PyObject *pod = PyList_GET_ITEM(pods, i);
         PyObject *name = get(pod, &f_node_name);
-        PyObject *key = name ? get(pod, &f_key) : NULL;
-        PyObject *listed = key ? PyDict_GetItemWithError(by_node, name) : NULL;  /* borrowed */
-        int ok = key != NULL && (listed != NULL || !PyErr_Occurred());
+        key_of[i] = name ? get(pod, &f_key) : NULL;
+        PyObject *listed = key_of[i] ? PyDict_GetItemWithError(by_node, name) : NULL;  /* borrowed */
+        ok = key_of[i] != NULL && (listed != NULL || !PyErr_Occurred());
         if (ok && listed == NULL) {
             ok = (listed = PyDict_New()) != NULL;
             if (ok) {
@@ -179,20 +204,38 @@ static PyObject *account_bound(PyObject *self, PyObject *args)
                 Py_DECREF(listed);  /* by_node holds it */
             }
         }
-        ok = ok && PyDict_SetItem(listed, key, pod) == 0;
         PyObject *node = ok ? PyDict_GetItemWithError(nodes, name) : NULL;  /* borrowed */
-        if (ok && node == NULL) {
-            ok = !PyErr_Occurred();
-        } else if (ok) {
-            Py_INCREF(node);
-            ok = count_on_node(node, pod, default_cpu, default_memory) == 0 && PyList_Append(changed, node) == 0;
-            Py_DECREF(node);
-        }
+        ok = ok && (node != NULL || !PyErr_Occurred());
+        node_of[i] = Py_XNewRef(node);
+        listings[i] = (Placed){(uintptr_t)listed, i};
+        on_nodes[i] = (Placed){(uintptr_t)node, i};
         Py_XDECREF(name);
-        Py_XDECREF(key);
-        if (!ok)
-            Py_CLEAR(changed);
     }
+    if (ok) {
+        qsort(listings, n, sizeof(Placed), by_address);
+        qsort(on_nodes, n, sizeof(Placed), by_address);
+    }
+    for (Py_ssize_t j = 0; ok && j < n; j++) {  /* (by_node holds each listing) */
+        Py_ssize_t i = listings[j].index;
+        ok = PyDict_SetItem((PyObject *)listings[j].address, key_of[i], PyList_GET_ITEM(pods, i)) == 0;
+    }
+    for (Py_ssize_t j = 0; ok && j < n; j++) {
+        Py_ssize_t i = on_nodes[j].index;
+        if (node_of[i] != NULL)
+            ok = count_on_node(node_of[i], PyList_GET_ITEM(pods, i), default_cpu, default_memory) == 0;
+    }
+    changed = ok ? PyList_New(0) : NULL;
+    for (Py_ssize_t i = 0; changed != NULL && i < n; i++)
+        if (node_of[i] != NULL && PyList_Append(changed, node_of[i]) < 0)
+            Py_CLEAR(changed);
+    for (Py_ssize_t i = 0; node_of != NULL && key_of != NULL && i < n; i++) {
+        Py_XDECREF(node_of[i]);
+        Py_XDECREF(key_of[i]);
+    }
+    PyMem_Free(on_nodes);
+    PyMem_Free(listings);
+    PyMem_Free(node_of);
+    PyMem_Free(key_of);
     return changed;
 }
 

@@ -147,7 +147,7 @@ typedef struct {
      * and whether a bind rules the row out (required anti-affinity against the run's own pods) */
     int64_t pod_affinity_weight, pod_affinity_delta, pod_affinity_exclusive;
     /* by (matching pods, zone) pair: spread_scores' raw score, the cycle that listed it
-     * (note_spread), and the normalized score (for the pairs of its window) */
+     * (note_pairs), and the normalized score (for the pairs of its window) */
     int64_t *pair_value, *pair_stamp, *pair_normalized;
     int64_t *col[STATE_ROWS];
     int64_t *zone_sums;
@@ -297,7 +297,7 @@ static inline void track(int64_t score, int64_t row, int64_t *best, int64_t *tie
 
 /* The window's scores (Σ weight × normalized score of the default plugins, as NodeColumns.score and
  * Cycle.score add them); returns how many rows have the best, those rows in window order in `tied`.
- * With spread: `pairs` holds each row's pair, `listed` the window's `count` pairs (note_spread). */
+ * With spread: `pairs` holds each row's pair, `listed` the window's `count` pairs (note_pairs). */
 static int64_t score_window(Run *run, const int64_t *rows, int64_t found, int64_t distinct, const int64_t *pairs,
                             const int64_t *listed, int64_t count, int64_t *tied)
 {

@@ -256,14 +256,12 @@ static int totals_fit(PyObject *node)
     return 1;
 }
 
-/* binds.writer: the node's kubelet if it can write, None, or stop_mark (a new reference; NULL with
- * an exception set) */
-static PyObject *writer(PyObject *kubelets, PyObject *nodes, PyObject *name)
+/* binds.writer for the node's kubelet (NULL: the node has none): the kubelet if it can write, None,
+ * or stop_mark (a new reference; NULL with an exception set) */
+static PyObject *writer(PyObject *kubelet, PyObject *nodes, PyObject *name)
 {
-    PyObject *kubelet = PyDict_GetItemWithError(kubelets, name);  /* borrowed */
     if (kubelet == NULL)
-        return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
-    Py_INCREF(kubelet);
+        return Py_NewRef(Py_None);
     PyObject *answer = NULL;
     PyObject *signalling = PyObject_GetAttr(kubelet, s_signalling);
     int writes = signalling ? PyObject_IsTrue(signalling) : -1;
@@ -284,118 +282,165 @@ static PyObject *writer(PyObject *kubelets, PyObject *nodes, PyObject *name)
         }
         Py_XDECREF(shutdown);
     }
-    Py_DECREF(kubelet);
     return answer;
 }
 
-/* admit_all(pods, kubelets, nodes) -> list | None: see binds.admit_all. */
+/* key in containers, its hash known (read where the key was, in pod order): 1, 0, or -1 */
+static int holds(PyObject *containers, PyObject *key, Py_hash_t hash)
+{
+#if PY_VERSION_HEX < 0x030D0000
+    if (PyDict_CheckExact(containers))
+        return _PyDict_Contains_KnownHash(containers, key, hash);
+#endif
+    return PyDict_CheckExact(containers) ? PyDict_Contains(containers, key) : PySequence_Contains(containers, key);
+}
+
+/* What admit_all found for one pod: its name, key (new references) and kubelet (a new reference or
+ * NULL), read in pod order; then whether its kubelet admits it. */
+typedef struct {
+    PyObject *name, *key, *kubelet;
+    Py_hash_t hash;
+    char claims, admitted;
+} Admission;
+
+/* In pod order: each pod's node name ("" for none), key, its hash, whether it has volume claims,
+ * and its node's kubelet; `order` each pod's kubelet's address and its index. 0 or -1. */
+static int read_pods(PyObject *pods, PyObject *kubelets, Admission *found, Placed *order, PyObject *empty)
+{
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(pods); i++) {
+        PyObject *pod = PyList_GET_ITEM(pods, i);
+        Admission *a = &found[i];
+        PyObject *name = get(pod, &f_node_name);
+        a->name = name ? or_else(name, empty) : NULL;
+        Py_XDECREF(name);
+        a->key = a->name ? get(pod, &f_key) : NULL;
+        a->hash = a->key ? PyObject_Hash(a->key) : -1;
+        PyObject *claims = a->hash != -1 ? get(pod, &f_volume_claims) : NULL;
+        int mounts = claims ? PyObject_IsTrue(claims) : -1;
+        Py_XDECREF(claims);
+        if (mounts < 0)
+            return -1;
+        a->claims = (char)mounts;
+        a->kubelet = Py_XNewRef(PyDict_GetItemWithError(kubelets, a->name));
+        if (a->kubelet == NULL && PyErr_Occurred())
+            return -1;
+        order[i] = (Placed){(uintptr_t)a->kubelet, i};
+    }
+    return 0;
+}
+
+/* In the order of the kubelets' addresses (`order`, sorted), which the prefetcher follows: each
+ * kubelet's writer asked once, and each of its pods admitted that it does not hold yet. 1 where
+ * some pod needs its own pod_bound (binds.admit_all's None), 0, or -1. */
+static int admit_in_order(Admission *found, Placed *order, Py_ssize_t n, PyObject *nodes)
+{
+    PyObject *kubelet = NULL, *answer = NULL, *containers = NULL;  /* the kubelet's writer and its containers */
+    int rc = 0;
+    for (Py_ssize_t j = 0; rc == 0 && j < n; j++) {
+        Admission *a = &found[order[j].index];
+        if (j == 0 || a->kubelet != kubelet) {
+            kubelet = a->kubelet;
+            Py_CLEAR(containers);
+            Py_XSETREF(answer, writer(kubelet, nodes, a->name));
+            if (answer == NULL || answer == stop_mark) {
+                rc = answer == NULL ? -1 : 1;
+                break;
+            }
+            if (answer != Py_None && (containers = get(answer, &f_containers)) == NULL)
+                rc = -1;
+        }
+        if (rc == 0 && answer != Py_None) {
+            int held = holds(containers, a->key, a->hash);
+            if (held < 0)
+                rc = -1;
+            else if (!held && a->claims)
+                rc = 1;
+            a->admitted = !held;
+        }
+    }
+    Py_XDECREF(answer);
+    Py_XDECREF(containers);
+    return rc;
+}
+
+/* admit_all(pods, kubelets, nodes) -> list | None: see binds.admit_all. Nothing it asks changes what
+ * another pod's admission reads, so each is asked in the order its kubelet's memory holds, and the
+ * pairs listed in pod order. */
 static PyObject *admit_all(PyObject *self, PyObject *args)
 {
     PyObject *pods, *kubelets, *nodes;
     if (!PyArg_ParseTuple(args, "O!O!O!:admit_all", &PyList_Type, &pods, &PyDict_Type, &kubelets, &PyDict_Type,
                           &nodes))
         return NULL;
-    /* node name -> (its writer, the writer's containers): a kubelet's containers dict is read once */
-    PyObject *writers = PyDict_New();
-    PyObject *admitted = writers ? PyList_New(0) : NULL;
-    PyObject *empty = admitted ? PyUnicode_FromString("") : NULL;
-    if (empty == NULL)
-        Py_CLEAR(admitted);
-    for (Py_ssize_t i = 0; admitted != NULL && admitted != Py_None && i < PyList_GET_SIZE(pods); i++) {
-        PyObject *pod = PyList_GET_ITEM(pods, i);
-        PyObject *name = get(pod, &f_node_name);
-        PyObject *named = name ? or_else(name, empty) : NULL;
-        PyObject *entry = named ? PyDict_GetItemWithError(writers, named) : NULL;  /* borrowed */
-        int ok = named != NULL && (entry != NULL || !PyErr_Occurred()), stopped = 0;
-        if (ok && entry == NULL) {
-            PyObject *kubelet = writer(kubelets, nodes, named);
-            PyObject *containers = NULL;
-            ok = kubelet != NULL;
-            if (ok && kubelet != Py_None && kubelet != stop_mark)
-                ok = (containers = get(kubelet, &f_containers)) != NULL;
-            if (ok) {
-                entry = PyTuple_Pack(2, kubelet, containers ? containers : Py_None);
-                ok = entry != NULL && PyDict_SetItem(writers, named, entry) == 0;
-                Py_XDECREF(entry);  /* writers holds it */
-            }
-            Py_XDECREF(kubelet);
-            Py_XDECREF(containers);
-        }
-        PyObject *kubelet = ok ? PyTuple_GET_ITEM(entry, 0) : NULL;
-        if (ok && kubelet == stop_mark) {
-            stopped = 1;
-        } else if (ok && kubelet != Py_None) {
-            PyObject *key = get(pod, &f_key);
-            PyObject *containers = PyTuple_GET_ITEM(entry, 1);
-            int held = !key ? -1 : PyDict_CheckExact(containers) ? PyDict_Contains(containers, key)
-                                                                  : PySequence_Contains(containers, key);
-            ok = held >= 0;
-            if (ok && !held) {
-                PyObject *claims = get(pod, &f_volume_claims);
-                int mounts = claims ? PyObject_IsTrue(claims) : -1;
-                ok = mounts >= 0;
-                if (ok && mounts) {
-                    stopped = 1;
-                } else if (ok) {
-                    PyObject *pair = PyTuple_Pack(2, kubelet, pod);
-                    ok = pair != NULL && PyList_Append(admitted, pair) == 0;
-                    Py_XDECREF(pair);
-                }
-                Py_XDECREF(claims);
-            }
-            Py_XDECREF(key);
-        }
-        Py_XDECREF(name);
-        Py_XDECREF(named);
-        if (!ok) {
-            Py_CLEAR(admitted);
-        } else if (stopped) {
-            Py_DECREF(admitted);
+    Py_ssize_t n = PyList_GET_SIZE(pods), size = n ? n : 1;
+    Admission *found = PyMem_Calloc(size, sizeof(Admission));
+    Placed *order = PyMem_Malloc(size * sizeof(Placed));
+    PyObject *empty = PyUnicode_FromString(""), *admitted = NULL;
+    int rc = found && order ? 0 : (PyErr_NoMemory(), -1);
+    if (rc == 0 && empty != NULL && read_pods(pods, kubelets, found, order, empty) == 0) {
+        qsort(order, n, sizeof(Placed), by_address);
+        rc = admit_in_order(found, order, n, nodes);
+        if (rc == 1)
             admitted = Py_NewRef(Py_None);
-        }
+        else if (rc == 0)
+            admitted = PyList_New(0);
     }
+    for (Py_ssize_t i = 0; admitted != NULL && admitted != Py_None && i < n; i++) {
+        if (!found[i].admitted)
+            continue;
+        PyObject *pair = PyTuple_Pack(2, found[i].kubelet, PyList_GET_ITEM(pods, i));
+        if (pair == NULL || PyList_Append(admitted, pair) < 0)
+            Py_CLEAR(admitted);
+        Py_XDECREF(pair);
+    }
+    for (Py_ssize_t i = 0; found != NULL && i < n; i++) {
+        Py_XDECREF(found[i].name);
+        Py_XDECREF(found[i].key);
+        Py_XDECREF(found[i].kubelet);
+    }
+    PyMem_Free(found);
+    PyMem_Free(order);
     Py_XDECREF(empty);
-    Py_XDECREF(writers);
     return admitted;
 }
 
-/* add_containers(admitted, containers, now, add, open_batch): see binds.add_containers. */
-static PyObject *add_containers(PyObject *self, PyObject *args)
+/* In the order of the kubelets' addresses (`order`, sorted): each container held by its pod's kubelet
+ * under the pod's key, and the kubelet's node name noted. 0 or -1. */
+static int hold_containers(PyObject *admitted, PyObject *containers, Placed *order, PyObject **key_of,
+                           PyObject **name_of)
 {
-    PyObject *admitted, *containers, *now, *add, *open_batch;
-    if (!PyArg_ParseTuple(args, "O!O!OOO:add_containers", &PyList_Type, &admitted, &PyList_Type, &containers, &now,
-                          &add, &open_batch))
-        return NULL;
-    Py_ssize_t count = PyList_GET_SIZE(admitted);
-    if (PyList_GET_SIZE(containers) != count) {
-        PyErr_SetString(PyExc_ValueError, "add_containers: a container for each admitted pod");
-        return NULL;
+    for (Py_ssize_t j = 0; j < PyList_GET_SIZE(admitted); j++) {
+        Py_ssize_t i = order[j].index;
+        PyObject *kubelet = PyTuple_GET_ITEM(PyList_GET_ITEM(admitted, i), 0);
+        PyObject *held = get(kubelet, &f_containers);
+        int ok = held != NULL && PyObject_SetItem(held, key_of[i], PyList_GET_ITEM(containers, i)) == 0;
+        Py_XDECREF(held);
+        if (!ok || (name_of[i] = get(kubelet, &f_kubelet_node_name)) == NULL)
+            return -1;
     }
+    return 0;
+}
+
+/* In pod order: each start added (`add`), or appended to the batch the start before it opened or
+ * joined where it is due at the same time (binds.add_containers). 0 or -1. */
+static int add_starts(PyObject *admitted, PyObject *containers, PyObject **key_of, PyObject **name_of,
+                      PyObject *now, PyObject *add, PyObject *open_batch)
+{
     PyObject *last_due = NULL, *batch = NULL, *timer = NULL;  /* owned */
     int ok = 1;
-    for (Py_ssize_t i = 0; ok && i < count; i++) {
-        PyObject *pair = PyList_GET_ITEM(admitted, i), *container = PyList_GET_ITEM(containers, i);
-        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
-            PyErr_SetString(PyExc_TypeError, "add_containers: admitted holds (kubelet, pod) pairs");
-            ok = 0;
-            break;
-        }
-        PyObject *kubelet = PyTuple_GET_ITEM(pair, 0), *pod = PyTuple_GET_ITEM(pair, 1);
-        PyObject *key = get(pod, &f_key);
-        PyObject *held = key ? get(kubelet, &f_containers) : NULL;
-        ok = held != NULL && PyObject_SetItem(held, key, container) == 0;
-        PyObject *duration = ok ? get(pod, &f_start_duration) : NULL;
+    for (Py_ssize_t i = 0; ok && i < PyList_GET_SIZE(admitted); i++) {
+        PyObject *pod = PyTuple_GET_ITEM(PyList_GET_ITEM(admitted, i), 1), *container = PyList_GET_ITEM(containers, i);
+        PyObject *duration = get(pod, &f_start_duration);
         PyObject *due = duration ? PyNumber_Add(now, duration) : NULL;
-        PyObject *node_name = due ? get(kubelet, &f_kubelet_node_name) : NULL;
-        ok = node_name != NULL;
+        ok = due != NULL;
         int same = ok && last_due != NULL ? PyObject_RichCompareBool(due, last_due, Py_EQ) : 0;
         ok = ok && same >= 0;
         if (ok && same) {  /* starts.add into the batch it opened or joined for the pod before */
-            PyObject *entry = PyTuple_Pack(2, node_name, key);
+            PyObject *entry = PyTuple_Pack(2, name_of[i], key_of[i]);
             ok = entry != NULL && PyList_Append(batch, entry) == 0 && set(container, &f_timer, timer) == 0;
             Py_XDECREF(entry);
         } else if (ok) {
-            PyObject *result = PyObject_CallFunctionObjArgs(add, node_name, container, due, NULL);
+            PyObject *result = PyObject_CallFunctionObjArgs(add, name_of[i], container, due, NULL);
             ok = result != NULL;
             Py_XDECREF(result);
             Py_XSETREF(batch, ok ? PyObject_CallNoArgs(open_batch) : NULL);
@@ -408,15 +453,59 @@ static PyObject *add_containers(PyObject *self, PyObject *args)
                 PyErr_SetString(PyExc_TypeError, "add_containers: open_batch() returns a list");
             }
         }
-        Py_XDECREF(key);
-        Py_XDECREF(held);
         Py_XDECREF(duration);
         Py_XDECREF(due);
-        Py_XDECREF(node_name);
     }
     Py_XDECREF(last_due);
     Py_XDECREF(batch);
     Py_XDECREF(timer);
+    return ok ? 0 : -1;
+}
+
+/* add_containers(admitted, containers, now, add, open_batch): see binds.add_containers. A run's pods
+ * land each on a kubelet of its own: the containers are held by their kubelets in the order of the
+ * kubelets' addresses (a stable sort: a kubelet's in pod order), which the prefetcher follows, and
+ * the starts added in pod order (`add` and `open_batch` read nothing of the kubelets). */
+static PyObject *add_containers(PyObject *self, PyObject *args)
+{
+    PyObject *admitted, *containers, *now, *add, *open_batch;
+    if (!PyArg_ParseTuple(args, "O!O!OOO:add_containers", &PyList_Type, &admitted, &PyList_Type, &containers, &now,
+                          &add, &open_batch))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(admitted), size = n ? n : 1;
+    if (PyList_GET_SIZE(containers) != n) {
+        PyErr_SetString(PyExc_ValueError, "add_containers: a container for each admitted pod");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *pair = PyList_GET_ITEM(admitted, i);
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+            PyErr_SetString(PyExc_TypeError, "add_containers: admitted holds (kubelet, pod) pairs");
+            return NULL;
+        }
+    }
+    Placed *order = PyMem_Malloc(size * sizeof(Placed));
+    PyObject **key_of = PyMem_Calloc(size, sizeof(PyObject *)), **name_of = PyMem_Calloc(size, sizeof(PyObject *));
+    int ok = order != NULL && key_of != NULL && name_of != NULL;
+    if (!ok)
+        PyErr_NoMemory();
+    for (Py_ssize_t i = 0; ok && i < n; i++) {  /* in pod order: each pod's key */
+        PyObject *pair = PyList_GET_ITEM(admitted, i);
+        ok = (key_of[i] = get(PyTuple_GET_ITEM(pair, 1), &f_key)) != NULL;
+        order[i] = (Placed){(uintptr_t)PyTuple_GET_ITEM(pair, 0), i};
+    }
+    if (ok) {
+        qsort(order, n, sizeof(Placed), by_address);
+        ok = hold_containers(admitted, containers, order, key_of, name_of) == 0
+             && add_starts(admitted, containers, key_of, name_of, now, add, open_batch) == 0;
+    }
+    for (Py_ssize_t i = 0; key_of != NULL && name_of != NULL && i < n; i++) {
+        Py_XDECREF(key_of[i]);
+        Py_XDECREF(name_of[i]);
+    }
+    PyMem_Free(order);
+    PyMem_Free(key_of);
+    PyMem_Free(name_of);
     if (!ok)
         return NULL;
     Py_RETURN_NONE;

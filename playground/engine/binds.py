@@ -62,7 +62,9 @@ def admit_all(pods: list, kubelets: dict, nodes: dict) -> list | None:
     start, in order, skipping a pod on no writing kubelet and one whose containers it already holds;
     None where some pod needs its own pod_bound (a pod with volumes, or a node `writer` answers
     STOP for). `writer` is asked once per node name: nothing the pods' admission does changes its
-    answer."""
+    answer, nor what another pod's admission reads (the compiled loop asks the nodes in the order
+    of their kubelets' addresses: where the answer is None, it may have asked nodes this one did
+    not reach)."""
     writers: dict[str, Any] = {}
     admitted = []
     for pod in pods:
@@ -84,7 +86,8 @@ def add_containers(admitted: list, containers: list, now: int, add: Callable, op
     """Each admitted pod's container held by its kubelet and its start due at now + start_duration:
     `add(node name, container, due)` (ContainerStarts.add), or, where the start is due when the
     pod's before it was, appended to the batch that add opened or joined (`open_batch()`) with that
-    container's timer, as add would."""
+    container's timer, as add would. `add` and `open_batch` read nothing of the kubelets: the
+    compiled loop holds the containers first, in the order of the kubelets' addresses."""
     last_due = batch = timer = None
     for (kubelet, pod), container in zip(admitted, containers, strict=True):
         kubelet.containers[pod.key] = container

@@ -178,7 +178,8 @@ def test_a_batch_of_names_draws_as_one_name_after_another(seed, count, known, re
         pods[f"default/{name}"] = None
     for _ in range(repeats + 1):
         fast, plain = random.Random(seed), random.Random(seed)
-        fast_names = unique_names(fast, "web-abc", "default", count, pods)
+        fast_names, fast_keys = unique_names(fast, "web-abc", "default", count, pods)
+        assert fast_keys == [f"default/{name}" for name in fast_names]
         assert fast_names == names_one_after_another(plain, "web-abc", "default", count, pods)
         assert fast.getstate() == plain.getstate()
         pods.update((f"default/{name}", None) for name in fast_names[: count // 2])
@@ -217,7 +218,9 @@ def test_a_batch_that_draws_its_own_names_again_draws_as_one_name_after_another(
     names = {stream[i:i + 5] for i in range(0, 5 * len(accepted), 5)}
     count = min(count, len(names))
     fast, plain = CyclicWords(words), CyclicWords(words)
-    assert unique_names(fast, "db", "prod", count, {}) == names_one_after_another(plain, "db", "prod", count, {})
+    names, keys = unique_names(fast, "db", "prod", count, {})
+    assert names == names_one_after_another(plain, "db", "prod", count, {})
+    assert keys == [f"prod/{name}" for name in names]
     assert fast.drawn == plain.drawn
 
 

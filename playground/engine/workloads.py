@@ -105,8 +105,10 @@ _SUFFIX_CHARACTERS = bytes(NAME_ALPHABET.encode()[min(b >> _DRAW_SHIFT, len(NAME
 _REJECTED_DRAWS = bytes(b for b in range(256) if b >> _DRAW_SHIFT >= len(NAME_ALPHABET))
 
 
-def unique_names(rng: "random.Random", base: str, namespace: str, count: int, pods: dict) -> list[str]:
-    """`count` names `base`-suffix, each unique among `pods` (keys) and the names before it: the draws
+def unique_names(rng: "random.Random", base: str, namespace: str, count: int,
+                 pods: dict) -> tuple[list[str], list[str]]:
+    """`count` names `base`-suffix, each unique among `pods` (keys) and the names before it, and
+    their keys (`namespace`/name, the strings the check made: the pods' own keys): the draws
     of `count` calls of _unique_name in a row, a name taken drawn again, with the same RNG sequence.
     getrandbits(k) takes the top k bits of one 32-bit word of the generator, and getrandbits(32 * n)
     the next n words, first word lowest: so the words are drawn n at a time, for the characters still
@@ -116,7 +118,8 @@ def unique_names(rng: "random.Random", base: str, namespace: str, count: int, po
     another draws (tests/test_workloads.py compares both, collisions forced)."""
     prefix, key_prefix = f"{base}-", f"{namespace}/{base}-"
     names: list[str] = []
-    keys: set[str] = set()
+    keys: list[str] = []
+    taken: set[str] = set()
     pending = ""  # characters drawn, not yet in a name
     while len(names) < count:
         need = SUFFIX_LENGTH * (count - len(names)) - len(pending)
@@ -127,11 +130,12 @@ def unique_names(rng: "random.Random", base: str, namespace: str, count: int, po
             suffix = pending[used:used + SUFFIX_LENGTH]
             used += SUFFIX_LENGTH
             key = key_prefix + suffix
-            if key not in pods and key not in keys:
-                keys.add(key)
+            if key not in pods and key not in taken:
+                taken.add(key)
+                keys.append(key)
                 names.append(prefix + suffix)
         pending = pending[used:]
-    return names
+    return names, keys
 
 
 def template_hash(template: PodTemplate) -> str:
@@ -185,17 +189,16 @@ def pod_from_template(sim: "Simulation", name: str, namespace: str, template: Po
     )
 
 
-def _admitted_copies(sim: "Simulation", names: list[str], namespace: str, template: PodTemplate,
-                     owner: OwnerRef | None) -> list[Pod]:
-    """pod_from_template for each of `names`, admitted (APIServer.admit_pods): the first is made and
-    admitted, the others are copies of it with their own name, uid and key. Admission reads nothing
-    of a pod but its template's fields, and the pods of a template differ in nothing else."""
+def _admitted_copies(sim: "Simulation", names: list[str], keys: list[str], namespace: str,
+                     template: PodTemplate, owner: OwnerRef | None) -> list[Pod]:
+    """pod_from_template for each of `names` (their keys: `keys`), admitted (APIServer.admit_pods):
+    the first is made and admitted, the others are copies of it with their own name, uid and key.
+    Admission reads nothing of a pod but its template's fields, and the pods of a template differ
+    in nothing else."""
     first = pod_from_template(sim, names[0], namespace, template, owner)
     sim.apiserver.admit_pod(first)
     rest = names[1:]
-    prefix = f"{namespace}/"
-    return [first, *copy_each(first, ("name", "uid", "key"),
-                              (rest, sim.store.new_uids(len(rest)), [prefix + name for name in rest]))]
+    return [first, *copy_each(first, ("name", "uid", "key"), (rest, sim.store.new_uids(len(rest)), keys[1:]))]
 
 
 class WorkloadControllers:
@@ -541,12 +544,12 @@ class WorkloadControllers:
         one create after another draws them, admission once for the template, the store's watchers
         told of the pods together, then one SuccessfulCreate event a pod, in order."""
         store = self.sim.store
-        names = unique_names(self.sim.rng, rs.name, rs.namespace, count, store.pods)
+        names, keys = unique_names(self.sim.rng, rs.name, rs.namespace, count, store.pods)
         if copy_each is None:
             pods = [pod_from_template(self.sim, name, rs.namespace, rs.template, owner) for name in names]
             self.sim.apiserver.admit_pods(pods)
         else:
-            pods = _admitted_copies(self.sim, names, rs.namespace, rs.template, owner)
+            pods = _admitted_copies(self.sim, names, keys, rs.namespace, rs.template, owner)
         store.add_pods(pods)
         store.event_run("Normal", "SuccessfulCreate", ref, "Created pod: {0}", [pod.name for pod in pods],
                         "replicaset-controller")

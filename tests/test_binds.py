@@ -22,7 +22,7 @@ from test_bind_together import binding, operations, random_cluster
 
 from playground.engine import Simulation, binds
 from playground.engine.kubelet import Container, Kubelet
-from playground.engine.objects import Node, Pod
+from playground.engine.objects import Condition, Node, OwnerRef, Pod
 from playground.engine.report import snapshot
 from playground.scenario import load_scenario, parse_scenario
 
@@ -215,6 +215,44 @@ def test_add_containers_wants_a_container_for_each_pod():
         binds._binds.add_containers([(kubelet, p)], [], 0, print, list)
     with pytest.raises(ValueError):
         binds.PLAIN["add_containers"]([(kubelet, p)], [], 0, print, list)
+
+
+# ---------------------------------------------------------------- index_replicaset_pods
+
+OWNERS = [None, ("ReplicaSet", "r-0"), ("ReplicaSet", "r-1"), ("ReplicaSet", "r-2"), ("DaemonSet", "d-0")]
+CONDITION_SETS = [{}, {"Ready": ("True",)}, {"Ready": ("False",)}, {"PodScheduled": ("True",)}]
+
+
+@compiled
+@pytest.mark.parametrize("what", ["added", "phase", "condition", "deleting", "removed"])
+@SETTINGS
+@given(st.lists(st.tuples(st.integers(0, len(OWNERS) - 1), st.sampled_from(["Pending", "Running", "Succeeded", "Failed"]),
+                          st.booleans(), st.integers(0, len(CONDITION_SETS) - 1), st.integers(0, 5)), max_size=30),
+       st.sets(st.sampled_from(["r-0", "r-1", "r-2"])),
+       st.dictionaries(st.sampled_from(["r-0", "r-1", "r-2"]), st.tuples(st.sets(st.integers(0, 5)),
+                                                                         st.sets(st.integers(0, 5)))))
+def test_index_replicaset_pods_as_plain(what, states, known, before):
+    results = []
+    for function in (binds.PLAIN["index_replicaset_pods"], binds._binds.index_replicaset_pods):
+        owners = [None if o is None else OwnerRef(*o) for o in OWNERS]
+        conditions = [{t: Condition(t, *rest) for t, rest in c.items()} for c in CONDITION_SETS]
+        made = []
+        for owner, phase, deleting, held, number in states:
+            p = pod(number, "n-0")  # (the same number: the same key and uid, a pod told twice)
+            p.owner, p.phase, p.conditions = owners[owner], phase, conditions[held]
+            p.deletion_timestamp = 1000 if deleting else None
+            made.append(p)
+        replicasets = {name: f"rs {name}" for name in known}
+        # (the controller makes a ReplicaSet's two indexes together)
+        actives = {name: {f"default/p-{i}": None for i in sorted(keys)} for name, (keys, _uids) in before.items()}
+        readies = {name: {100 + i: None for i in sorted(uids)} for name, (_keys, uids) in before.items()}
+        told, marked = [], []
+        function(what, made, replicasets, actives, readies, lambda w, p: told.append((w, p.key)), marked.append,
+                 ("Succeeded", "Failed", "True"))
+        results.append(({name: [(key, p is None) for key, p in index.items()] for name, index in actives.items()},
+                        {name: [(uid, p is None) for uid, p in index.items()] for name, index in readies.items()},
+                        told, marked))
+    assert results[0] == results[1]
 
 
 # ---------------------------------------------------------------- start_batch

@@ -38,15 +38,18 @@ static Field f_node_name = {"node_name"}, f_kubelet_node_name = {"node_name"}, f
              f_container_uid = {"uid"}, f_start_duration = {"start_duration"},
              f_allocatable_pods = {"allocatable_pods"}, f_allocatable_cpu = {"allocatable_cpu"},
              f_allocatable_memory = {"allocatable_memory"}, f_labels = {"labels"}, f_info_key = {"key"},
-             f_info_token = {"token"}, f_info_where = {"where"}, f_info_attempts = {"attempts"};
+             f_info_token = {"token"}, f_info_where = {"where"}, f_info_attempts = {"attempts"},
+             f_owner = {"owner"}, f_owner_kind = {"kind"}, f_owner_name = {"name"}, f_phase = {"phase"},
+             f_deletion_timestamp = {"deletion_timestamp"}, f_conditions = {"conditions"}, f_status = {"status"};
 
 static Field *fields[] = {&f_node_name, &f_kubelet_node_name, &f_key, &f_requested_cpu, &f_requested_memory,
                           &f_nonzero_cpu, &f_nonzero_memory, &f_pod_count, &f_cpu, &f_memory, &f_containers,
                           &f_volume_claims, &f_timer, &f_started, &f_uid, &f_container_uid, &f_start_duration,
                           &f_allocatable_pods, &f_allocatable_cpu, &f_allocatable_memory, &f_labels, &f_info_key,
-                          &f_info_token, &f_info_where, &f_info_attempts};
+                          &f_info_token, &f_info_where, &f_info_attempts, &f_owner, &f_owner_kind, &f_owner_name,
+                          &f_phase, &f_deletion_timestamp, &f_conditions, &f_status};
 
-static PyObject *one, *s_signalling, *s_shutdown;
+static PyObject *one, *s_signalling, *s_shutdown, *s_ready, *s_replicaset, *s_removed, *s_condition;
 static PyObject *stop_mark;  /* writer's answer for a node whose pods take pod_bound one after another */
 
 /* The offset of `name`'s slot in objects of `type` where the class's attribute of that name is a
@@ -702,6 +705,168 @@ static PyObject *take_run(PyObject *self, PyObject *args)
     return answer;
 }
 
+/* ready.pop(key, None) on a dict: 0 or -1 */
+static int discard(PyObject *dict, PyObject *key)
+{
+    int held = PyDict_Contains(dict, key);
+    return held > 0 ? PyDict_DelItem(dict, key) : held;
+}
+
+/* The controller's indexes of one ReplicaSet (index_replicaset_pods): found again where a pod's
+ * owner's name is not the last one's. */
+typedef struct {
+    PyObject *name, *rs, *active, *ready;  /* new references or NULL */
+    int marked;
+} Indexes;
+
+static void clear_indexes(Indexes *x)
+{
+    Py_CLEAR(x->name);
+    Py_CLEAR(x->rs);
+    Py_CLEAR(x->active);
+    Py_CLEAR(x->ready);
+}
+
+/* x for the ReplicaSet `name`: 0 or -1 */
+static int find_indexes(Indexes *x, PyObject *name, PyObject *replicasets, PyObject *actives, PyObject *readies)
+{
+    clear_indexes(x);
+    x->name = Py_NewRef(name);
+    x->marked = 0;
+    if ((x->rs = Py_XNewRef(PyDict_GetItemWithError(replicasets, name))) == NULL && PyErr_Occurred())
+        return -1;
+    if ((x->active = Py_XNewRef(PyDict_GetItemWithError(actives, name))) == NULL && PyErr_Occurred())
+        return -1;
+    if ((x->ready = Py_XNewRef(PyDict_GetItemWithError(readies, name))) == NULL && PyErr_Occurred())
+        return -1;
+    return 0;
+}
+
+/* The Ready condition of `conditions` is there with status `true`: 1, 0, or -1 */
+static int ready_in(PyObject *conditions, PyObject *true_)
+{
+    PyObject *cond = PyDict_CheckExact(conditions) ? Py_XNewRef(PyDict_GetItemWithError(conditions, s_ready))
+                                              : PyObject_CallMethod(conditions, "get", "O", s_ready);
+    if (cond == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    int ready = 0;
+    if (cond != Py_None) {
+        PyObject *status = get(cond, &f_status);
+        ready = status ? PyObject_RichCompareBool(status, true_, Py_EQ) : -1;
+        Py_XDECREF(status);
+    }
+    Py_DECREF(cond);
+    return ready;
+}
+
+/* One ReplicaSet pod's change indexed (binds.index_replicaset_pods' loop body): 0 or -1 */
+static int index_one(PyObject *pod, Indexes *x, int what_removed, int what_condition, int is_ready_held,
+                     PyObject *constants, PyObject *actives, PyObject *readies, PyObject *mark)
+{
+    PyObject *phase = get(pod, &f_phase);
+    PyObject *deletion = phase ? get(pod, &f_deletion_timestamp) : NULL;
+    int is_active = deletion == NULL ? -1 : !what_removed && deletion == Py_None;
+    if (is_active > 0) {
+        is_active = PyObject_RichCompareBool(phase, PyTuple_GET_ITEM(constants, 0), Py_NE);
+        if (is_active > 0)
+            is_active = PyObject_RichCompareBool(phase, PyTuple_GET_ITEM(constants, 1), Py_NE);
+    }
+    Py_XDECREF(phase);
+    Py_XDECREF(deletion);
+    if (is_active < 0)
+        return -1;
+    int is_ready = is_active && is_ready_held;
+    PyObject *uid = get(pod, &f_uid);
+    PyObject *key = uid ? get(pod, &f_key) : NULL;
+    int rc = key ? 0 : -1;
+    if (rc == 0 && what_condition) {
+        int in_ready = x->ready ? PyDict_Contains(x->ready, uid) : 0;
+        if (in_ready < 0)
+            rc = -1;
+        else if (in_ready == is_ready)
+            goto done;  /* only a change of readiness matters */
+    }
+    if (rc == 0 && x->active == NULL) {
+        x->active = PyDict_New();
+        Py_XSETREF(x->ready, x->active ? PyDict_New() : NULL);
+        if (x->ready == NULL || PyDict_SetItem(actives, x->name, x->active) < 0
+            || PyDict_SetItem(readies, x->name, x->ready) < 0)
+            rc = -1;
+    }
+    if (rc == 0 && is_active) {
+        rc = PyDict_SetItem(x->active, key, pod);
+        if (rc == 0)
+            rc = is_ready ? PyDict_SetItem(x->ready, uid, pod) : discard(x->ready, uid);
+    } else if (rc == 0) {
+        rc = discard(x->active, key);
+        if (rc == 0)
+            rc = discard(x->ready, uid);
+    }
+    if (rc == 0 && x->rs != NULL && !x->marked) {
+        x->marked = 1;
+        PyObject *result = PyObject_CallOneArg(mark, x->rs);
+        rc = result ? 0 : -1;
+        Py_XDECREF(result);
+    }
+done:
+    Py_XDECREF(uid);
+    Py_XDECREF(key);
+    return rc;
+}
+
+/* index_replicaset_pods(what, pods, replicasets, actives, readies, on_pod, mark, constants): see
+ * binds.index_replicaset_pods. */
+static PyObject *index_replicaset_pods(PyObject *self, PyObject *args)
+{
+    PyObject *what, *pods, *replicasets, *actives, *readies, *on_pod, *mark, *constants;
+    if (!PyArg_ParseTuple(args, "UO!O!O!O!OOO!:index_replicaset_pods", &what, &PyList_Type, &pods, &PyDict_Type,
+                          &replicasets, &PyDict_Type, &actives, &PyDict_Type, &readies, &on_pod, &mark,
+                          &PyTuple_Type, &constants))
+        return NULL;
+    if (PyTuple_GET_SIZE(constants) != 3) {
+        PyErr_SetString(PyExc_TypeError, "index_replicaset_pods: constants are (succeeded, failed, true)");
+        return NULL;
+    }
+    int what_removed = PyUnicode_Compare(what, s_removed) == 0, what_condition = PyUnicode_Compare(what, s_condition) == 0;
+    Indexes x = {NULL, NULL, NULL, NULL, 0};
+    PyObject *held = NULL;  /* the conditions dict last read (held: a pod's may be the same object) */
+    int ready_held = 0, rc = 0;
+    for (Py_ssize_t i = 0; rc == 0 && i < PyList_GET_SIZE(pods); i++) {
+        PyObject *pod = Py_NewRef(PyList_GET_ITEM(pods, i));
+        PyObject *owner = get(pod, &f_owner);
+        PyObject *kind = owner && owner != Py_None ? get(owner, &f_owner_kind) : NULL;
+        int replicaset = kind ? PyObject_RichCompareBool(kind, s_replicaset, Py_EQ) : owner == Py_None ? 2 : -1;
+        PyObject *name = replicaset == 1 ? get(owner, &f_owner_name) : NULL;
+        if (replicaset < 0 || (replicaset == 1 && name == NULL)) {
+            rc = -1;
+        } else if (replicaset == 0) {
+            PyObject *result = PyObject_CallFunctionObjArgs(on_pod, what, pod, NULL);
+            rc = result ? 0 : -1;
+            Py_XDECREF(result);
+        } else if (replicaset == 1) {
+            int same = x.name ? PyObject_RichCompareBool(name, x.name, Py_EQ) : 0;
+            rc = same < 0 || (!same && find_indexes(&x, name, replicasets, actives, readies) < 0) ? -1 : 0;
+            PyObject *conditions = rc == 0 ? get(pod, &f_conditions) : NULL;
+            if (conditions != NULL && conditions != held) {
+                ready_held = ready_in(conditions, PyTuple_GET_ITEM(constants, 2));
+                Py_XSETREF(held, ready_held < 0 ? NULL : Py_NewRef(conditions));
+            }
+            rc = conditions == NULL || ready_held < 0 ? -1 : index_one(pod, &x, what_removed, what_condition,
+                                                                       ready_held, constants, actives, readies, mark);
+            Py_XDECREF(conditions);
+        }
+        Py_XDECREF(name);
+        Py_XDECREF(kind);
+        Py_XDECREF(owner);
+        Py_DECREF(pod);
+    }
+    clear_indexes(&x);
+    Py_XDECREF(held);
+    if (rc < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"account_bound", account_bound, METH_VARARGS,
      "account_bound(pods, by_node, nodes, default_cpu, default_memory) -> list of the pods' nodes found."},
@@ -713,6 +878,8 @@ static PyMethodDef methods[] = {
      "take_run(run, infos, pods, limit, labels, fields, values, active, in_flight) -> (taken, pending info)."},
     {"start_batch", start_batch, METH_VARARGS,
      "start_batch(batch, machine_of, pods, number) -> list of the pods whose Running report is written."},
+    {"index_replicaset_pods", index_replicaset_pods, METH_VARARGS,
+     "index_replicaset_pods(what, pods, replicasets, actives, readies, on_pod, mark, constants): the pods indexed."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -726,7 +893,11 @@ PyMODINIT_FUNC PyInit__binds(void)
         fields[i]->offset = -1;
     }
     if ((one = PyLong_FromLong(1)) == NULL || (s_signalling = PyUnicode_InternFromString("signalling")) == NULL
-        || (s_shutdown = PyUnicode_InternFromString("shutdown")) == NULL || (stop_mark = PyList_New(0)) == NULL)
+        || (s_shutdown = PyUnicode_InternFromString("shutdown")) == NULL || (stop_mark = PyList_New(0)) == NULL
+        || (s_ready = PyUnicode_InternFromString("Ready")) == NULL
+        || (s_replicaset = PyUnicode_InternFromString("ReplicaSet")) == NULL
+        || (s_removed = PyUnicode_InternFromString("removed")) == NULL
+        || (s_condition = PyUnicode_InternFromString("condition")) == NULL)
         return NULL;
     return PyModule_Create(&module);
 }

@@ -1,10 +1,13 @@
 """The per-pod loops of a run of equivalent pods: its pods taken from the scheduling queue
 (equivalence.place_run), and, bound together, the store's accounting (Store._account_bound), the
-kubelets' admission and container starts (kubelet.start_bound_pods, ContainerStarts.run).
+kubelets' admission and container starts (kubelet.start_bound_pods, ContainerStarts.run); and the
+ReplicaSet controller's indexes of a batch of pods told together (WorkloadControllers._on_pods_event:
+a batch of creates, binds or Running reports is thousands of pods of a few ReplicaSets).
 
 Each function here is the plain Python of its loop, and the reference of `_binds.c`, which does the
-same reads and writes in the same order without the interpreter's dispatch (a fifth of opening
-150,000 pods). Where the C module is built, its functions replace these (`COMPILED`; `PLAIN` keeps
+same reads and writes without the interpreter's dispatch (a fifth of opening 150,000 pods): in the
+same order, or, where what one pod's reads see depends on no other pod's writes, in the order of
+the objects' addresses, which the processor's prefetcher follows. Where the C module is built, its functions replace these (`COMPILED`; `PLAIN` keeps
 these); tests/test_binds.py compares the two."""
 
 from __future__ import annotations
@@ -145,8 +148,58 @@ def take_run(run: deque, infos: dict, pods: dict, limit: int, labels: dict, fiel
     return taken, None
 
 
+def index_replicaset_pods(what: str, pods: list, replicasets: dict, actives: dict, readies: dict,
+                          on_pod: Callable, mark: Callable, constants: tuple) -> None:
+    """WorkloadControllers._on_pods_event's loop: for each of `pods` in turn, a ReplicaSet's pod
+    indexed as `_on_pod_event` indexes it (`actives` / `readies`: ReplicaSet name -> its active
+    pods by key / its ready ones by uid) and its ReplicaSet (in `replicasets`) marked once a stretch
+    of its pods (`mark(rs)`: the later marks of the stretch change nothing); a pod of another
+    owner's kind given to `on_pod(what, pod)`. A ReplicaSet's indexes are looked up once a stretch
+    of its pods, and the Ready condition once a conditions dict (pods of a run hold one, which no
+    one writes in place: objects.ConditionCache). `constants`: (Succeeded, Failed, True)."""
+    succeeded, failed, true = constants
+    last = None
+    held, ready_held = None, False
+    for pod in pods:
+        owner = pod.owner
+        if owner is None:
+            continue
+        if owner.kind != "ReplicaSet":
+            on_pod(what, pod)
+            continue
+        name = owner.name
+        if name != last:
+            last, rs, marked = name, replicasets.get(name), False
+            active, ready = actives.get(name), readies.get(name)
+        phase = pod.phase
+        is_active = what != "removed" and pod.deletion_timestamp is None and phase != succeeded \
+            and phase != failed
+        if pod.conditions is not held:
+            held = pod.conditions
+            cond = held.get("Ready")
+            ready_held = cond is not None and cond.status == true
+        is_ready = is_active and ready_held
+        if what == "condition" and (ready is not None and pod.uid in ready) == is_ready:
+            continue
+        if active is None:
+            active = actives[name] = {}
+            ready = readies[name] = {}
+        if is_active:
+            active[pod.key] = pod
+            if is_ready:
+                ready[pod.uid] = pod
+            else:
+                ready.pop(pod.uid, None)
+        else:
+            active.pop(pod.key, None)
+            ready.pop(pod.uid, None)
+        if rs is not None and not marked:
+            marked = True
+            mark(rs)
+
+
 PLAIN = {"account_bound": account_bound, "admit_all": admit_all, "add_containers": add_containers,
-         "start_batch": start_batch, "take_run": take_run}
+         "start_batch": start_batch, "take_run": take_run, "index_replicaset_pods": index_replicaset_pods}
 
 try:
     from . import _binds
@@ -159,3 +212,4 @@ if _binds is not None:
     add_containers = _binds.add_containers
     start_batch = _binds.start_batch
     take_run = _binds.take_run
+    index_replicaset_pods = _binds.index_replicaset_pods

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import MISSING, fields
 from typing import TYPE_CHECKING
 
+from . import binds
 from .apiserver import AdmissionError
 from .clock import PHASE_WORKLOADS, Wakeup
 from .copies import copy_each
@@ -287,52 +288,16 @@ class WorkloadControllers:
         """_on_pod_event for each of `pods` in turn (Store._pods_changed): a batch of creates, binds
         or Running reports is thousands of pods of a few ReplicaSets, so a ReplicaSet's indexes are
         looked up once for each stretch of its pods, and the Deployment marked and the controller
-        woken once (the same instant: the later marks and wakeups of the stretch change nothing)."""
+        woken once (the same instant: the later marks and wakeups of the stretch change nothing):
+        binds.index_replicaset_pods."""
         if what == "bound" or what == "nominated":
             return  # (as _on_pod_event: heard only when every watcher hears every change)
-        on_pod = self._on_pod_event
-        replicasets, actives, readies = self.replicasets, self._active, self._ready
-        last = None
-        # Pods of a run hold one conditions dict (objects.ConditionCache), which no one writes in
-        # place: its Ready condition is read once for them.
-        held = ready_held = None
-        for pod in pods:
-            owner = pod.owner
-            if owner is None:
-                continue
-            if owner.kind != "ReplicaSet":
-                on_pod(what, pod)
-                continue
-            name = owner.name
-            if name != last:
-                last, rs, marked = name, replicasets.get(name), False
-                active, ready = actives.get(name), readies.get(name)
-            phase = pod.phase
-            is_active = what != "removed" and pod.deletion_timestamp is None and phase != SUCCEEDED \
-                and phase != FAILED
-            if pod.conditions is not held:
-                held = pod.conditions
-                cond = held.get("Ready")
-                ready_held = cond is not None and cond.status == TRUE
-            is_ready = is_active and ready_held
-            if what == "condition" and (ready is not None and pod.uid in ready) == is_ready:
-                continue
-            if active is None:
-                active = actives[name] = {}
-                ready = readies[name] = {}
-            if is_active:
-                active[pod.key] = pod
-                if is_ready:
-                    ready[pod.uid] = pod
-                else:
-                    ready.pop(pod.uid, None)
-            else:
-                active.pop(pod.key, None)
-                ready.pop(pod.uid, None)
-            if rs is not None and not marked:
-                marked = True
-                self.dirty_deployments.add(rs.deployment)
-                self._wakeup.arm(self.sim.clock.now)
+        binds.index_replicaset_pods(what, pods, self.replicasets, self._active, self._ready, self._on_pod_event,
+                                    self._mark_replicaset, (SUCCEEDED, FAILED, TRUE))
+
+    def _mark_replicaset(self, rs: ReplicaSet) -> None:
+        self.dirty_deployments.add(rs.deployment)
+        self._wakeup.arm(self.sim.clock.now)  # _kick, one call less
 
     def _on_node_event(self, what: str, node: Node) -> None:
         if self.sim.store.daemonsets and what in ("added", "taints", "removed"):

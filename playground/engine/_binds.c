@@ -5,8 +5,11 @@
  * Opening 150,000 pods binds them in runs of thousands; the store's accounting, the kubelets'
  * admission and the container starts of each pod were a few dozen bytecodes each, about a fifth of
  * the open. Here each is the same sequence of attribute reads and writes, dictionary look-ups and
- * appends, in the same order, without the interpreter's dispatch. Every comparison and addition is
- * Python's own (PyObject_RichCompareBool, PyNumber_Add, PyNumber_InPlaceAdd for +=).
+ * appends, without the interpreter's dispatch: in the same order, or, where what one pod's reads see
+ * depends on no other pod's writes, in the order of the objects' addresses (a stable sort), which
+ * the processor's prefetcher follows. The ReplicaSet controller's indexes of a batch of pods told
+ * together are here too. Every comparison and addition is Python's own (PyObject_RichCompareBool,
+ * PyNumber_Add, PyNumber_InPlaceAdd for +=).
  *
  * Attributes: a field of a slotted class (Pod, Node, Container: dataclass(slots=True); Kubelet) is
  * read and written in its slot, as the interpreter's specialised LOAD_ATTR_SLOT / STORE_ATTR_SLOT

@@ -7,8 +7,8 @@ a batch of creates, binds or Running reports is thousands of pods of a few Repli
 Each function here is the plain Python of its loop, and the reference of `_binds.c`, which does the
 same reads and writes without the interpreter's dispatch (a fifth of opening 150,000 pods): in the
 same order, or, where what one pod's reads see depends on no other pod's writes, in the order of
-the objects' addresses, which the processor's prefetcher follows. Where the C module is built, its functions replace these (`COMPILED`; `PLAIN` keeps
-these); tests/test_binds.py compares the two."""
+the objects' addresses, which the processor's prefetcher follows. Where the C module is built, its
+functions replace these (`COMPILED`; `PLAIN` keeps these); tests/test_binds.py compares the two."""
 
 from __future__ import annotations
 

@@ -164,6 +164,14 @@ static int count_on_node(PyObject *node, PyObject *pod, PyObject *default_cpu, P
     return rc;
 }
 
+/* Each of n references (NULL where none was taken) given back, and their array freed (NULL: none). */
+static void release(PyObject **refs, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; refs != NULL && i < n; i++)
+        Py_XDECREF(refs[i]);
+    PyMem_Free(refs);
+}
+
 /* An object's address and the index of the pod it was found for: sorted by address, then index. */
 typedef struct {
     uintptr_t address;
@@ -234,14 +242,10 @@ static PyObject *account_bound(PyObject *self, PyObject *args)
     for (Py_ssize_t i = 0; changed != NULL && i < n; i++)
         if (node_of[i] != NULL && PyList_Append(changed, node_of[i]) < 0)
             Py_CLEAR(changed);
-    for (Py_ssize_t i = 0; node_of != NULL && key_of != NULL && i < n; i++) {
-        Py_XDECREF(node_of[i]);
-        Py_XDECREF(key_of[i]);
-    }
+    release(node_of, n);
+    release(key_of, n);
     PyMem_Free(on_nodes);
     PyMem_Free(listings);
-    PyMem_Free(node_of);
-    PyMem_Free(key_of);
     return changed;
 }
 
@@ -505,13 +509,9 @@ static PyObject *add_containers(PyObject *self, PyObject *args)
         ok = hold_containers(admitted, containers, order, key_of, name_of) == 0
              && add_starts(admitted, containers, key_of, name_of, now, add, open_batch) == 0;
     }
-    for (Py_ssize_t i = 0; key_of != NULL && name_of != NULL && i < n; i++) {
-        Py_XDECREF(key_of[i]);
-        Py_XDECREF(name_of[i]);
-    }
+    release(key_of, n);
+    release(name_of, n);
     PyMem_Free(order);
-    PyMem_Free(key_of);
-    PyMem_Free(name_of);
     if (!ok)
         return NULL;
     Py_RETURN_NONE;

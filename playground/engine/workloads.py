@@ -241,40 +241,23 @@ class WorkloadControllers:
 
     @watches("added", "phase", "condition", "deleting", "removed")
     def _on_pod_event(self, what: str, pod: Pod) -> None:
-        owner = pod.owner
-        if owner is None:
-            return
-        if owner.kind == "ReplicaSet":
-            # inlined (this runs for every change of every ReplicaSet pod): IsPodActive and readiness
-            if what == "bound" or what == "nominated":
-                return  # (heard only when every watcher hears every change)
-            name = owner.name
-            phase = pod.phase
-            cond = pod.conditions.get("Ready")
-            is_active = what != "removed" and pod.deletion_timestamp is None and phase != SUCCEEDED \
-                and phase != FAILED
-            is_ready = is_active and cond is not None and cond.status == TRUE
-            ready = self._ready.get(name)
-            if what == "condition" and (ready is not None and pod.uid in ready) == is_ready:
-                return  # only a change of readiness matters, and most condition updates are not one
-            active = self._active.get(name)
-            if active is None:
-                active = self._active[name] = {}
-                ready = self._ready[name] = {}
-            if is_active:
-                active[pod.key] = pod
-                if is_ready:
-                    ready[pod.uid] = pod
-                else:
-                    ready.pop(pod.uid, None)
-            else:
-                active.pop(pod.key, None)
-                ready.pop(pod.uid, None)
-            rs = self.replicasets.get(name)
-            if rs is not None:
-                self.dirty_deployments.add(rs.deployment)
-                self._wakeup.arm(self.sim.clock.now)  # _kick, one call less: every pod of a ReplicaSet comes here
-        elif owner.kind == "DaemonSet" and pod.affinity_node_name \
+        self._on_pods_event(what, [pod])  # (a batch of one: its loop is binds.index_replicaset_pods)
+
+    def _on_pods_event(self, what: str, pods: list[Pod]) -> None:
+        """_on_pod_event for each of `pods` in turn (Store._pods_changed): a batch of creates, binds
+        or Running reports is thousands of pods of a few ReplicaSets, so a ReplicaSet's indexes are
+        looked up once for each stretch of its pods, and the Deployment marked and the controller
+        woken once (the same instant: the later marks and wakeups of the stretch change nothing):
+        binds.index_replicaset_pods, which indexes a ReplicaSet's pods as IsPodActive and readiness
+        say and gives the pods of other owners to _on_other_pod."""
+        if what == "bound" or what == "nominated":
+            return  # (heard only when every watcher hears every change)
+        binds.index_replicaset_pods(what, pods, self.replicasets, self._active, self._ready, self._on_other_pod,
+                                    self._mark_replicaset, (SUCCEEDED, FAILED, TRUE))
+
+    def _on_other_pod(self, what: str, pod: Pod) -> None:
+        """A pod whose owner is not a ReplicaSet: a DaemonSet's pod indexed by its node."""
+        if pod.owner.kind == "DaemonSet" and pod.affinity_node_name \
                 and what in ("removed", "deleting", "phase", "added"):
             index = self._daemon_pods.setdefault((pod.owner.name, pod.affinity_node_name), {})
             if what == "removed":
@@ -283,17 +266,6 @@ class WorkloadControllers:
                 index[pod.key] = pod
             self.dirty_daemon_nodes.add(pod.affinity_node_name)
             self._kick()
-
-    def _on_pods_event(self, what: str, pods: list[Pod]) -> None:
-        """_on_pod_event for each of `pods` in turn (Store._pods_changed): a batch of creates, binds
-        or Running reports is thousands of pods of a few ReplicaSets, so a ReplicaSet's indexes are
-        looked up once for each stretch of its pods, and the Deployment marked and the controller
-        woken once (the same instant: the later marks and wakeups of the stretch change nothing):
-        binds.index_replicaset_pods."""
-        if what == "bound" or what == "nominated":
-            return  # (as _on_pod_event: heard only when every watcher hears every change)
-        binds.index_replicaset_pods(what, pods, self.replicasets, self._active, self._ready, self._on_pod_event,
-                                    self._mark_replicaset, (SUCCEEDED, FAILED, TRUE))
 
     def _mark_replicaset(self, rs: ReplicaSet) -> None:
         self.dirty_deployments.add(rs.deployment)

@@ -98,3 +98,41 @@ def test_since_gives_the_events_recorded_after_those_seen(limit, recorded, seen)
     new = recorder.total - seen
     expected = [] if new <= 0 else list(recorder.events)[-min(new, len(recorder.events)):]
     assert [id(e) for e in recorder.since(seen)] == [id(e) for e in expected]
+
+
+# Events of many keys (names from a pool larger than the log) recorded alone, once, or in a
+# ReplicaSet's batch of creates (no larger than the log): the bounded log's indexes forget what
+# leaves it as it goes, and are never built again.
+writes_of_many_keys = st.lists(st.one_of(
+    st.tuples(st.just("one"), st.integers(0, 40)),
+    st.tuples(st.just("once"), st.integers(0, 40)),
+    st.tuples(st.just("batch"), st.lists(st.integers(0, 40), min_size=1, max_size=6, unique=True))), max_size=80)
+
+
+@settings(max_examples=300, deadline=None)
+@given(writes_of_many_keys, st.sampled_from([1, 2, 3, 5, 8]))
+def test_a_bounded_logs_indexes_hold_its_keys_without_being_built_again(writes, limit):
+    recorder = EventRecorder(lambda: 0, limit)
+
+    def rebuild():
+        raise AssertionError("the indexes were built again: without shared hashes, forgetting keeps them small")
+    recorder._rebuild_indexes = rebuild
+    for uid, (kind, what) in enumerate(writes, 1):
+        total = recorder.total
+        if kind == "one":
+            recorder.record("Warning", "FailedScheduling", f"Pod/default/p-{what}", "0/3 nodes", "default-scheduler")
+        elif kind == "once":
+            recorder.record_once("Normal", "Scheduled", f"Pod/default/p-{what}", "assigned", "default-scheduler", uid)
+            continue  # (what it pushed out of the log is forgotten at the next new Event indexed)
+        else:
+            recorder.record_run("Normal", "SuccessfulCreate", "ReplicaSet/default/rs", "Created pod: {0}",
+                                [f"p-{i}" for i in what[:limit]], "replicaset-controller")
+        assert len(recorder._by_hash) + len(recorder._collided) <= limit
+        # (a batch's entries go once all of its Events left)
+        assert len(recorder._by_hash) + len(recorder._collided) + recorder._run_entries < 2 * limit
+        if recorder.total == total:
+            continue  # a repeat, counted: nothing new entered
+        indexed = [event for event in recorder.events.plain() if event.reason != "Scheduled"]  # (not once)
+        assert len(recorder._by_hash) == len(indexed)
+        for pair in [("default-scheduler", "FailedScheduling"), ("replicaset-controller", "SuccessfulCreate")]:
+            assert (pair in recorder._sources) == any((e.source, e.reason) == pair for e in indexed)

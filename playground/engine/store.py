@@ -7,6 +7,7 @@ right, and so that watchers (the controllers' informers) hear about it in one pl
 
 from __future__ import annotations
 
+from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import islice
@@ -90,22 +91,34 @@ class EventRecorder:
         # of the key's text: 300,000 Events at 150,000 pods kept ~50 MiB of keys.
         self._by_hash: dict[int, Event] = {}
         self._collided: dict[tuple, Event] = {}
-        # (source, reason) of every key indexed there since they were last rebuilt: a batch whose
-        # pair is not among them repeats none of them (_repeats_any). The pair, not the whole rest
-        # of the key: a few dozen, where the outage's 400,000 Events have as many objects.
-        self._sources: set[tuple[str, str]] = set()
+        # (source, reason) of the Events entered there and not yet forgotten -> how many: a batch
+        # whose pair is not among them repeats none of them (_repeats_any). The pair, not the whole
+        # rest of the key: a few dozen, where the outage's 400,000 Events have as many objects.
+        self._sources: dict[tuple[str, str], int] = {}
         # The Events of counted runs (record_run), found by the rest of their key: (source, instance,
         # object, uid, type, reason) -> message format -> argument -> the newest run made with it.
         # _run_entries: how many arguments were entered (an upper bound of what it holds).
         self._run_index: dict[tuple, dict[str, dict[str, EventRun]]] = {}
         self._run_entries = 0
+        # Bounded: what was entered in the indexes, oldest first ((hash, Event); (run, its arguments
+        # entered)), forgotten as it leaves the log (_forget_left). Rebuilding the indexes from the
+        # log once they held twice its keys instead cost a tick of the TUI's outage at x1000 7 ms
+        # (5,000 keys) every 830 simulated s, past its frame's budget.
+        self._entered: deque[tuple[int, Event]] = deque()
+        self._entered_runs: deque[tuple[EventRun, list[str]]] = deque()
         # told of every occurrence, a repeat too (time, the Event): for whoever needs each one
         self.listeners: list[Callable[[int, Event], None]] = []
 
     def _index(self, key: tuple, event: Event, hashed: int) -> None:
-        self._sources.add((key[0], key[5]))
+        self._entered_as(event, hashed)
         if self._by_hash.setdefault(hashed, event) is not event:
             self._collided[key] = event
+
+    def _entered_as(self, event: Event, hashed: int) -> None:
+        pair = (event.source, event.reason)
+        self._sources[pair] = self._sources.get(pair, 0) + 1
+        if self.limit is not None:
+            self._entered.append((hashed, event))
 
     def record(self, type_: str, reason: str, obj: str, message: str, source: str,
                uid: int = 0, instance: str = "") -> Event:
@@ -129,12 +142,14 @@ class EventRecorder:
         self.events.append(new)
         if event is None:
             self._index(key, new, hashed)
-        elif self._by_hash.get(hashed) is event:  # its earlier Event left the bounded log
-            self._by_hash[hashed] = new
-        else:
-            self._collided[key] = new
-        if self.limit is not None and len(self._by_hash) + len(self._collided) + self._run_entries > 2 * self.limit:
-            self._forget_dropped()
+        else:  # its earlier Event left the bounded log
+            self._entered_as(new, hashed)
+            if self._by_hash.get(hashed) is event:
+                self._by_hash[hashed] = new
+            else:
+                self._collided[key] = new
+        if self.limit is not None:
+            self._forget_left()
         for listener in self.listeners:
             listener(now, new)
         return new
@@ -168,12 +183,49 @@ class EventRecorder:
                 return run.event(i)
         return None
 
-    def _forget_dropped(self) -> None:
-        """The bounded log forgets the keys of Events it dropped, once its indexes hold twice as many
-        keys as it holds Events."""
-        if self.limit is None or len(self._by_hash) + len(self._collided) + self._run_entries <= 2 * self.limit:
-            return
-        self._by_hash, self._collided, self._sources = {}, {}, set()
+    def _forget_left(self) -> None:
+        """The bounded log's indexes forget what was entered for the Events that left it since the
+        last call (what a newer Event of the same key took over stays), about as many as were entered
+        meanwhile. Where keys share their hash (_collided), the first key's entry stays; once the
+        indexes hold twice as many keys as the log holds Events, they are built again from it."""
+        oldest = self.total - len(self.events)
+        entered, by_hash, collided, sources = self._entered, self._by_hash, self._collided, self._sources
+        while entered and entered[0][1].seq <= oldest:
+            hashed, event = entered.popleft()
+            if by_hash.get(hashed) is event:
+                if not collided:  # (another key of its hash may be found through its entry)
+                    del by_hash[hashed]
+            elif collided:
+                key = event.key()
+                if collided.get(key) is event:
+                    del collided[key]
+            pair = (event.source, event.reason)
+            count = sources[pair] - 1
+            if count:
+                sources[pair] = count
+            else:
+                del sources[pair]
+        runs = self._entered_runs
+        while runs and runs[0][0].first_seq + len(runs[0][0].uids) - 1 <= oldest:
+            run, arguments = runs.popleft()
+            self._run_entries -= len(arguments)
+            formats = self._run_index.get(run.counted, {})
+            entries = formats.get(run.message_format)
+            if entries is None:
+                continue
+            for argument in arguments:
+                if entries.get(argument) is run:
+                    del entries[argument]
+            if not entries:  # (record looks for runs only while it holds some)
+                del formats[run.message_format]
+                if not formats:
+                    del self._run_index[run.counted]
+        if len(by_hash) + len(collided) + self._run_entries > 2 * self.limit:
+            self._rebuild_indexes()
+
+    def _rebuild_indexes(self) -> None:
+        self._by_hash, self._collided, self._sources = {}, {}, {}
+        self._entered, self._entered_runs = deque(), deque()
         for kept in self.events.plain():
             kept_key = kept.key()
             self._index(kept_key, kept, key_hash(kept_key))
@@ -229,7 +281,8 @@ class EventRecorder:
                        message_format, (arguments,), [uid] * len(arguments), counted=shape)
         self._enter_run(run, arguments)
         self._add_run(run)
-        self._forget_dropped()
+        if self.limit is not None:
+            self._forget_left()
 
     def _repeats_any(self, shape: tuple, prefix: str, suffix: str, message_format: str, arguments: list[str]) -> bool:
         """Would one of the Events of `shape` (the key but the message) and these messages, recorded
@@ -257,6 +310,8 @@ class EventRecorder:
         runs = self._run_index.setdefault(run.counted, {}).setdefault(run.message_format, {})
         runs.update(dict.fromkeys(arguments, run))
         self._run_entries += len(arguments)
+        if self.limit is not None:
+            self._entered_runs.append((run, arguments))
 
     def _add_run(self, run: EventRun) -> None:
         self.total += len(run.uids)

@@ -117,3 +117,38 @@ async def play(plan) -> None:
           ("change", [("b", "Running")]), ("change", [("a", "Pending")]), ("filter", "")])
 def test_filter_and_sort_with_kept_texts_equal_a_full_refilter_and_resort(plan):
     asyncio.run(play(plan))
+
+
+async def play_large(seed: int, count: int, sort) -> None:
+    """Many rows (several of the sorted rows' blocks), added in a random order and some changed, so
+    that the texts by key lie in another order than the rows: filters that keep few rows (found in
+    the texts, then ordered), many, or none."""
+    import random
+
+    rng = random.Random(seed)
+    source = StableSource()
+    app = TableApp(source)
+    async with app.run_test(size=(60, 12)):
+        table = app.query_one(VirtualTable)
+        if sort is not None:
+            table.sort_by(*sort)
+        keys = [f"p-{i:04d}" for i in range(count)]
+        rng.shuffle(keys)
+        for start in range(0, count, 250):
+            for key in keys[start:start + 250]:
+                source.values[key] = rng.choice(["Running"] * 30 + ["Pending", "zone-a"])
+            table.upsert(keys[start:start + 250])
+        changed = rng.sample(keys, count // 10)
+        for key in changed:
+            source.values[key] = rng.choice(["Running", "Pending", "Terminating"])
+        table.upsert(changed)
+        for needle in ["pending", "p-00", "zone-a", "running", "p-01", "nothing", "", "p-1"]:
+            table.set_filter(needle)
+            assert table.keys() == expected(source, needle, sort)
+
+
+@settings(max_examples=max(5, EXAMPLES // 2), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**32), st.sampled_from([600, 1500, 3000]),
+       st.sampled_from([None, ("name", False), ("name", True), ("value", False), ("value", True)]))
+def test_a_filter_of_few_rows_of_many_equals_a_full_refilter(seed, count, sort):
+    asyncio.run(play_large(seed, count, sort))

@@ -47,6 +47,10 @@ class SortedRows:
     def __repr__(self) -> str:
         return f"SortedRows({list(self)!r})"
 
+    def spread(self) -> list[tuple]:
+        """The first row of each block: a few rows spread over the whole order."""
+        return [block[0] for block in self._blocks]
+
     def _starts(self) -> list[int]:
         if self._offsets is None:
             self._offsets = [0, *accumulate(len(b) for b in self._blocks)]

@@ -40,6 +40,8 @@ from .sortedrows import SortedRows
 
 Cell = "str | Text"
 BULK = 64  # above this many changed keys (and a 32nd of the rows), entries are replaced in one pass
+# A filter that keeps at most one row in FEW sorts the rows it found (VirtualTable._matching).
+FEW = 8
 
 
 @dataclass(slots=True)
@@ -492,16 +494,31 @@ class VirtualTable(SteadyScrollbars, ScrollView, can_focus=True):
         with self._keep_place():
             if not needle:
                 self._rows = self._all
-            elif self._stable:
+            elif self._stable and negate:
                 rows = self._rows if narrowing else self._all
-                if negate:
-                    self._rows = SortedRows([entry for entry in rows if needle not in entry[2]])
-                else:
-                    self._rows = SortedRows([entry for entry in rows if needle in entry[2]])
+                self._rows = SortedRows([entry for entry in rows if needle not in entry[2]])
+            elif self._stable:
+                self._rows = self._matching(self._rows if narrowing else None, needle)
             else:
                 text = self._fresh_text
                 self._rows = SortedRows([entry for entry in self._all if (needle in text(entry[1])) != negate])
         self._invalidate_all()
+
+    def _matching(self, shown: SortedRows | None, needle: str) -> SortedRows:
+        """The rows whose kept text holds `needle`, of the shown ones or (None) of every row. When
+        the rows spread over the order say few of many will, they are found in the texts by key and
+        put in order: a dict's strings lie in the order they were made, while the rows' tuples are
+        all over the heap (kept sorted as rows came and went), and reading 150,000 of them costs
+        more than the substring tests (31 ms against 10 for the same 150,000 tests, 3,000 found)."""
+        rows = self._all if shown is None else shown
+        sample = rows.spread()
+        if shown is None and sum(needle in entry[2] for entry in sample) * FEW <= len(sample):
+            texts = self._texts
+            found = [key for key, text in texts.items() if needle in text]
+            if len(found) * FEW <= len(rows):
+                skeys = self._skeys
+                return SortedRows(self._in_order([(skeys[key], key, texts[key]) for key in found]))
+        return SortedRows([entry for entry in rows if needle in entry[2]])
 
     def _set_entries(self, entries: dict[Hashable, tuple]) -> None:
         """Replace the entries of these rows (new texts) in every row and in the shown rows."""

@@ -510,14 +510,15 @@ class VirtualTable(SteadyScrollbars, ScrollView, can_focus=True):
         put in order: a dict's strings lie in the order they were made, while the rows' tuples are
         all over the heap (kept sorted as rows came and went), and reading 150,000 of them costs
         more than the substring tests (31 ms against 10 for the same 150,000 tests, 3,000 found)."""
+        if shown is None:
+            sample = self._all.spread()
+            if sum(needle in entry[2] for entry in sample) * FEW <= len(sample):
+                texts = self._texts
+                found = [key for key, text in texts.items() if needle in text]
+                if len(found) * FEW <= len(self._all):
+                    skeys = self._skeys
+                    return SortedRows(self._in_order([(skeys[key], key, texts[key]) for key in found]))
         rows = self._all if shown is None else shown
-        sample = rows.spread()
-        if shown is None and sum(needle in entry[2] for entry in sample) * FEW <= len(sample):
-            texts = self._texts
-            found = [key for key, text in texts.items() if needle in text]
-            if len(found) * FEW <= len(rows):
-                skeys = self._skeys
-                return SortedRows(self._in_order([(skeys[key], key, texts[key]) for key in found]))
         return SortedRows([entry for entry in rows if needle in entry[2]])
 
     def _set_entries(self, entries: dict[Hashable, tuple]) -> None:

@@ -18,9 +18,11 @@ The UI never blocks on the engine (design rule 5):
   rest absorbs the ticks that cost more) in short steps, so the picture moves 30 to 40 times a
   second. A frame cut short by a key goes back to `budget`.
 * A frame's ticks end before a tick that would likely end past the budget (`TickForecast`: what the
-  ticks that began with the same timer cost lately), so that a frame is about its budget instead of
-  its budget plus most of a tick; while the user watches (no key lately: frames 60 a second), a
-  frame behind the speed may take up to MAX_WATCHING_BUDGET.
+  ticks that began with the same timer cost lately, in CPU time, stretched by how much longer in
+  wall time the frame's ticks took so far while the UI's paints shared the interpreter: `shared`),
+  so that a frame is about its budget instead of its budget plus most of a tick; while the user
+  watches (no key lately: frames 60 a second), a frame behind the speed may take up to
+  MAX_WATCHING_BUDGET.
 * A frame ends before a tick that would take time travel's checkpoint (a fork, or pickling in the
   engine thread: `History.checkpoint_due_by`) when the checkpoint would take it past its budget
   (judged by what the last one cost), and the next frame starts with it, so that a frame is its
@@ -77,6 +79,12 @@ MAX_BUDGET = 0.010
 # and speed the same (benchmarks/HISTORY.md).
 MAX_WATCHING_BUDGET = 0.012
 SWITCH_INTERVAL = 0.001  # seconds; CPython's default is 0.005
+# A tick's forecast is its CPU time (TickForecast) times the wall time the frame's ticks took for
+# each CPU second so far (`shared`), at most MAX_SHARED: while the UI paints, the engine thread has
+# the interpreter about half of the time, and a taint pass forecast at 3 ms took 6-14 ms of the
+# frame (tui_frames.py at the keys). Eight interleaved pairs against CPU time alone: frame p95
+# 14.9-18.0 against 16.3-18.9 ms (lower in seven), the speed and the keys the same (session 51).
+MAX_SHARED = 3.0
 
 
 _CHANGE_FIELDS = [(f.name, f.default_factory is set) for f in dataclasses.fields(ChangeSet)]
@@ -183,6 +191,13 @@ class TickForecast:
     def learn(self, kind: str | None, seconds: float) -> None:
         known = self.costs.get(kind)
         self.costs[kind] = seconds if known is None else (known + seconds) / 2
+
+
+def shared(wall: float, cpu: float) -> float:
+    """How much longer in wall time than in CPU time the frame's ticks took so far (1 to MAX_SHARED):
+    what the next tick will likely take of the frame for each CPU second it costs, while the UI's
+    paints share the interpreter with it."""
+    return min(MAX_SHARED, wall / cpu) if cpu > 0 and wall > cpu else 1.0
 
 
 class EngineRunner:
@@ -370,6 +385,7 @@ class EngineRunner:
         history = sim.history
         sim_clock = sim.clock  # (self.clock is the wall clock)
         kind = forecast.kind(sim_clock, sim.tick)
+        used = 0.0  # the engine thread's CPU time in this frame so far
         while result.ticks < count:
             if result.ticks and history is not None and before - start + history.checkpoint_seconds >= budget \
                     and history.checkpoint_due_by(sim_clock.now + sim.tick):
@@ -381,11 +397,13 @@ class EngineRunner:
                 break
             cpu = cpu_clock()
             merge_changes(changes, sim.step())
-            forecast.learn(kind, cpu_clock() - cpu)
+            spent = cpu_clock() - cpu
+            forecast.learn(kind, spent)
+            used += spent
             result.ticks += 1
             now = self.clock()
             kind = forecast.kind(sim_clock, sim.tick)
-            if now - start + forecast.expect(kind) >= budget or interrupted.is_set():
+            if now - start + forecast.expect(kind) * shared(now - start, used) >= budget or interrupted.is_set():
                 break
             before = now
         result.seconds = self.clock() - start

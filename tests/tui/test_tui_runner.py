@@ -5,7 +5,7 @@ from __future__ import annotations
 from playground.engine import Simulation
 from playground.engine.store import ChangeSet
 from playground.scenario import load_scenario
-from playground.tui.runner import SPEEDS, EngineRunner, TickForecast, merge_changes
+from playground.tui.runner import MAX_SHARED, SPEEDS, EngineRunner, TickForecast, merge_changes, shared
 
 from tui_helpers import SMALL
 
@@ -251,6 +251,38 @@ async def test_a_tick_is_judged_by_its_own_work_not_by_the_wall_time_it_waited()
     result = await r.frame()
     assert result.ticks == 2 and abs(result.seconds - 0.012) < 1e-9  # the budget is wall time
     assert r.forecast.costs and all(abs(c - 0.0005) < 1e-12 for c in r.forecast.costs.values())
+
+
+def test_a_frame_shared_with_the_uis_paints_ends_before_a_costly_tick_sooner():
+    """While the UI paints, a tick takes longer in wall time than its CPU time (the engine thread
+    shares the interpreter): judged by the frame so far, the next tick's forecast grows by that
+    share (at most MAX_SHARED times), so that the frame ends before a costly tick it would now run
+    past its budget; unshared, the same frame runs it."""
+    def frame_of(stretch: float) -> int:
+        wall, cpu = FakeClock(), [0.0]
+        r = EngineRunner(Simulation(load_scenario(SMALL), event_limit=500), threaded=False, clock=wall,
+                         cpu_clock=lambda: cpu[0], paused=False, speed=1000, budget=0.010)
+        step = r.sim.step
+        sim_clock, tick = r.sim.clock, r.sim.tick
+
+        def shared_step():
+            spent = 0.003 if EveryTenth.kind(sim_clock, tick) else 0.0005
+            cpu[0] += spent
+            wall.now += spent * stretch
+            return step()
+
+        r.sim.step = shared_step
+        r.forecast = EveryTenth()
+        r.forecast.learn("taint_pass", 0.003)
+        r.forecast.learn(None, 0.0005)
+        return r._run_ticks(r.sim, 40, 0.010).ticks
+
+    # Unshared: 9 cheap ticks (4.5 ms), the costly tenth expected to end at 7.5 ms: it runs, then
+    # cheap ones to the budget. Shared 1.5 times: 6.75 ms in, the tenth expected to take 4.5 ms
+    # (judged by its CPU time alone, 3 ms: it would run and end the frame at 11.25 ms).
+    assert frame_of(1.0) == 14
+    assert frame_of(1.5) == 9
+    assert shared(0.006, 0.002) == 3.0 and shared(0.030, 0.001) == MAX_SHARED and shared(0.001, 0.0) == 1.0
 
 
 async def test_a_frame_ends_before_a_tick_that_would_cross_its_budget():

@@ -19,8 +19,10 @@ The UI never blocks on the engine (design rule 5):
   second. A frame cut short by a key goes back to `budget`.
 * A frame's ticks end before a tick that would likely end past the budget (`TickForecast`: what the
   ticks that began with the same timer cost lately, in CPU time, stretched by how much longer in
-  wall time the frame's ticks took so far while the UI's paints shared the interpreter: `shared`),
-  so that a frame is about its budget instead of its budget plus most of a tick; while the user
+  wall time the frame took so far while the UI's paints shared the interpreter: `shared`), so that
+  a frame is about its budget instead of its budget plus most of a tick, and before a tick expected
+  to cost a quarter of the budget or more (COSTLY) after cheaper ones: it begins the next frame;
+  while the user
   watches (no key lately: frames 60 a second), a frame behind the speed may take up to
   MAX_WATCHING_BUDGET.
 * A frame ends before a tick that would take time travel's checkpoint (a fork, or pickling in the
@@ -79,12 +81,19 @@ MAX_BUDGET = 0.010
 # and speed the same (benchmarks/HISTORY.md).
 MAX_WATCHING_BUDGET = 0.012
 SWITCH_INTERVAL = 0.001  # seconds; CPython's default is 0.005
-# A tick's forecast is its CPU time (TickForecast) times the wall time the frame's ticks took for
-# each CPU second so far (`shared`), at most MAX_SHARED: while the UI paints, the engine thread has
-# the interpreter about half of the time, and a taint pass forecast at 3 ms took 6-14 ms of the
-# frame (tui_frames.py at the keys). Eight interleaved pairs against CPU time alone: frame p95
-# 14.9-18.0 against 16.3-18.9 ms (lower in seven), the speed and the keys the same (session 51).
+# A tick's forecast is its CPU time (TickForecast) times how much longer in wall time than in CPU
+# time the frame took so far (`shared`), at most MAX_SHARED: while the UI paints, the engine thread
+# has the interpreter about half of the time, and a taint pass forecast at 3 ms took 6-14 ms of the
+# frame (tui_frames.py at the keys). And a tick expected to cost COSTLY of the budget or more is not
+# run after a cheaper one: it begins the next frame, cheap ticks filling the rest (costly ticks
+# one after another still share a frame): its cost varies the most (a taint pass with 30 evictions
+# 3-6 ms of CPU, one without 0.1 ms), and a frame that ran it after cheap ones was how frames ended
+# far past their budget. Session 51, a key every 0.25 s, against the CPU time alone: frame p95
+# 14.9-18.0 against 16.3-18.9 ms with the share (eight interleaved pairs, lower in seven), and with
+# both rules 12.2-17.4 against 16.1-18.3 ms (eight more, lower in seven and equal in one), key p95
+# means 50.7 against 53.9 ms, the speed x813-991 against x856-995 (means x917 and x935).
 MAX_SHARED = 3.0
+COSTLY = 0.25
 
 
 _CHANGE_FIELDS = [(f.name, f.default_factory is set) for f in dataclasses.fields(ChangeSet)]
@@ -194,9 +203,9 @@ class TickForecast:
 
 
 def shared(wall: float, cpu: float) -> float:
-    """How much longer in wall time than in CPU time the frame's ticks took so far (1 to MAX_SHARED):
-    what the next tick will likely take of the frame for each CPU second it costs, while the UI's
-    paints share the interpreter with it."""
+    """How much longer in wall time than in the engine thread's CPU time the frame took so far (1 to
+    MAX_SHARED): what the next tick will likely take of the frame for each CPU second it costs, while
+    the UI's paints share the interpreter with it."""
     return min(MAX_SHARED, wall / cpu) if cpu > 0 and wall > cpu else 1.0
 
 
@@ -385,7 +394,9 @@ class EngineRunner:
         history = sim.history
         sim_clock = sim.clock  # (self.clock is the wall clock)
         kind = forecast.kind(sim_clock, sim.tick)
-        used = 0.0  # the engine thread's CPU time in this frame so far
+        cpu_start = cpu_clock()
+        costly = budget * COSTLY
+        cheap_ran = False  # a tick that cost less than `costly` ran in this frame
         while result.ticks < count:
             if result.ticks and history is not None and before - start + history.checkpoint_seconds >= budget \
                     and history.checkpoint_due_by(sim_clock.now + sim.tick):
@@ -397,13 +408,15 @@ class EngineRunner:
                 break
             cpu = cpu_clock()
             merge_changes(changes, sim.step())
-            spent = cpu_clock() - cpu
-            forecast.learn(kind, spent)
-            used += spent
+            after = cpu_clock()
+            forecast.learn(kind, after - cpu)
+            cheap_ran = cheap_ran or after - cpu < costly
             result.ticks += 1
             now = self.clock()
             kind = forecast.kind(sim_clock, sim.tick)
-            if now - start + forecast.expect(kind) * shared(now - start, used) >= budget or interrupted.is_set():
+            expected = forecast.expect(kind)
+            if now - start + expected * shared(now - start, after - cpu_start) >= budget \
+                    or (expected >= costly and cheap_ran) or interrupted.is_set():
                 break
             before = now
         result.seconds = self.clock() - start

@@ -5,7 +5,7 @@ from __future__ import annotations
 from playground.engine import Simulation
 from playground.engine.store import ChangeSet
 from playground.scenario import load_scenario
-from playground.tui.runner import MAX_SHARED, SPEEDS, EngineRunner, TickForecast, merge_changes, shared
+from playground.tui.runner import COSTLY, MAX_SHARED, SPEEDS, EngineRunner, TickForecast, merge_changes, shared
 
 from tui_helpers import SMALL
 
@@ -253,36 +253,54 @@ async def test_a_tick_is_judged_by_its_own_work_not_by_the_wall_time_it_waited()
     assert r.forecast.costs and all(abs(c - 0.0005) < 1e-12 for c in r.forecast.costs.values())
 
 
+def every_tenth_frame(stretch: float, costly_cpu: float, cheap_cpu: float = 0.0002) -> list[int]:
+    """The ticks of three frames (10 ms budget, 40 ticks asked) whose ticks each cost `cheap_cpu` of
+    CPU time, every tenth `costly_cpu`, and take `stretch` times as long in wall time (a paint of
+    the UI sharing the interpreter); the forecast knows both kinds already."""
+    wall, cpu = FakeClock(), [0.0]
+    r = EngineRunner(Simulation(load_scenario(SMALL), event_limit=500), threaded=False, clock=wall,
+                     cpu_clock=lambda: cpu[0], paused=False, speed=1000, budget=0.010)
+    step = r.sim.step
+    sim_clock, tick = r.sim.clock, r.sim.tick
+
+    def shared_step():
+        spent = costly_cpu if EveryTenth.kind(sim_clock, tick) else cheap_cpu
+        cpu[0] += spent
+        wall.now += spent * stretch
+        return step()
+
+    r.sim.step = shared_step
+    r.forecast = EveryTenth()
+    r.forecast.learn("taint_pass", costly_cpu)
+    r.forecast.learn(None, cheap_cpu)
+    return [r._run_ticks(r.sim, 40, 0.010).ticks for _ in range(3)]
+
+
 def test_a_frame_shared_with_the_uis_paints_ends_before_a_costly_tick_sooner():
     """While the UI paints, a tick takes longer in wall time than its CPU time (the engine thread
     shares the interpreter): judged by the frame so far, the next tick's forecast grows by that
-    share (at most MAX_SHARED times), so that the frame ends before a costly tick it would now run
-    past its budget; unshared, the same frame runs it."""
-    def frame_of(stretch: float) -> int:
-        wall, cpu = FakeClock(), [0.0]
-        r = EngineRunner(Simulation(load_scenario(SMALL), event_limit=500), threaded=False, clock=wall,
-                         cpu_clock=lambda: cpu[0], paused=False, speed=1000, budget=0.010)
-        step = r.sim.step
-        sim_clock, tick = r.sim.clock, r.sim.tick
-
-        def shared_step():
-            spent = 0.003 if EveryTenth.kind(sim_clock, tick) else 0.0005
-            cpu[0] += spent
-            wall.now += spent * stretch
-            return step()
-
-        r.sim.step = shared_step
-        r.forecast = EveryTenth()
-        r.forecast.learn("taint_pass", 0.003)
-        r.forecast.learn(None, 0.0005)
-        return r._run_ticks(r.sim, 40, 0.010).ticks
-
-    # Unshared: 9 cheap ticks (4.5 ms), the costly tenth expected to end at 7.5 ms: it runs, then
-    # cheap ones to the budget. Shared 1.5 times: 6.75 ms in, the tenth expected to take 4.5 ms
-    # (judged by its CPU time alone, 3 ms: it would run and end the frame at 11.25 ms).
-    assert frame_of(1.0) == 14
-    assert frame_of(1.5) == 9
+    share (at most MAX_SHARED times), so that the frame ends before a tick it would now run past its
+    budget; unshared, the same frame runs it."""
+    # A tenth tick of 2 ms (under a quarter of the budget). Unshared: 9 ticks of 0.2 ms, the tenth
+    # expected to end at 3.8 ms: it runs, and more after it. Shared three times: 5.4 ms in, the
+    # tenth expected to take 6 ms: the frame ends before it, and the next frame begins with it.
+    assert every_tenth_frame(1.0, 0.002)[0] > 10
+    assert every_tenth_frame(3.0, 0.002)[:2] == [9, 7]  # (6 ms, then cheap ones of 0.6 ms to the budget)
+    assert every_tenth_frame(1.5, 0.002)[0] > 10  # 2.7 + 3 ms: it fits
     assert shared(0.006, 0.002) == 3.0 and shared(0.030, 0.001) == MAX_SHARED and shared(0.001, 0.0) == 1.0
+
+
+def test_a_costly_tick_begins_a_frame_of_its_own():
+    """A tick expected to cost a quarter of the budget or more (COSTLY: a taint pass with its
+    evictions) is not run after cheaper ones in a frame: the frame ends before it even where it
+    would fit, and the next frame begins with it and fills the rest with cheap ticks. Its cost
+    varies the most (a taint pass without evictions costs a thirtieth of one with them), so running
+    it after cheap ones was how frames ended far past their budget. Costly ticks one after another
+    still share a frame, as the budget allows."""
+    assert every_tenth_frame(1.0, 0.003) == [9, 10, 10]  # 3 ms >= 2.5 ms: 1.8 ms in, it waits
+    assert every_tenth_frame(1.0, 0.0024)[0] > 10  # 2.4 ms: under the quarter, run where it falls
+    assert every_tenth_frame(1.0, 0.003, cheap_cpu=0.003) == [3, 3, 3]  # all costly: 9 ms a frame
+    assert COSTLY == 0.25
 
 
 async def test_a_frame_ends_before_a_tick_that_would_cross_its_budget():

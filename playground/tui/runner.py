@@ -21,10 +21,9 @@ The UI never blocks on the engine (design rule 5):
   ticks that began with the same timer cost lately, in CPU time, stretched by how much longer in
   wall time the frame took so far while the UI's paints shared the interpreter: `shared`), so that
   a frame is about its budget instead of its budget plus most of a tick, and before a tick expected
-  to cost a quarter of the budget or more (COSTLY) after cheaper ones: it begins the next frame;
-  while the user
-  watches (no key lately: frames 60 a second), a frame behind the speed may take up to
-  MAX_WATCHING_BUDGET.
+  to cost a quarter of the budget or more (COSTLY) after cheaper ones: it begins the next frame.
+  While the user watches (no key lately: frames 60 a second), a frame behind the speed may take up
+  to MAX_WATCHING_BUDGET.
 * A frame ends before a tick that would take time travel's checkpoint (a fork, or pickling in the
   engine thread: `History.checkpoint_due_by`) when the checkpoint would take it past its budget
   (judged by what the last one cost), and the next frame starts with it, so that a frame is its
@@ -88,10 +87,10 @@ SWITCH_INTERVAL = 0.001  # seconds; CPython's default is 0.005
 # run after a cheaper one: it begins the next frame, cheap ticks filling the rest (costly ticks
 # one after another still share a frame): its cost varies the most (a taint pass with 30 evictions
 # 3-6 ms of CPU, one without 0.1 ms), and a frame that ran it after cheap ones was how frames ended
-# far past their budget. Session 51, a key every 0.25 s, against the CPU time alone: frame p95
-# 14.9-18.0 against 16.3-18.9 ms with the share (eight interleaved pairs, lower in seven), and with
-# both rules 12.2-17.4 against 16.1-18.3 ms (eight more, lower in seven and equal in one), key p95
-# means 50.7 against 53.9 ms, the speed x813-991 against x856-995 (means x917 and x935).
+# far past their budget. Session 51, tui_frames.py with a key every 0.25 s, interleaved pairs: the
+# two rules against session 50's main (b9d6dec), frame p95 12.7-16.7 against 16.8-20.0 ms (four
+# pairs), the speed x710-991 against x813-993 (more frames a second, 71-76 against about 52, cost
+# the UI more CPU); see benchmarks/HISTORY.md, Session 51, for the steps between.
 MAX_SHARED = 3.0
 COSTLY = 0.25
 

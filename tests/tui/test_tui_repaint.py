@@ -426,3 +426,45 @@ async def test_a_view_switch_restyles_no_table_and_repaints_no_whole_screen():
         await pilot.press("escape")
         await pilot.pause()
         assert app.focused is pods and _cursor_look(pods) == focused_look
+
+
+async def _paints_until(app, paints: list, rounds: int = 200) -> None:
+    import asyncio
+
+    for _ in range(rounds):
+        if paints:
+            return
+        await asyncio.sleep(0.001)
+
+
+async def test_the_answer_to_a_key_is_painted_without_waiting_for_the_update_tick():
+    """Textual paints a dirty screen on its update timer's next tick (60 a second); the answer to a
+    key or a click is painted as soon as the widgets have it. With the timer stopped, the key's
+    answer is still painted; a change that follows no input waits for the timer."""
+    from textual import events
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.advance(3)
+        await pilot.pause()
+        screen = app.screen
+        screen._update_timer.resume = lambda: None  # the timer never paints again
+        paints: list[str] = []
+        refresh = screen._compositor_refresh
+
+        def spy() -> None:
+            paints.append(app.current_view)
+            refresh()
+        screen._compositor_refresh = spy
+
+        app.post_message(events.Key("2", "2"))
+        await _paints_until(app, paints)
+        assert paints and paints[-1] == "pods"
+        assert not screen._dirty_widgets and not screen._layout_required
+
+        app._answer_until = float("-inf")  # no key lately
+        paints.clear()
+        app.views["pods"].table.refresh()  # the shown table, as a frame's update does
+        await _paints_until(app, paints, rounds=30)
+        assert paints == []
+        assert screen._dirty_widgets  # left for the update timer

@@ -77,9 +77,9 @@ INPUT_QUIET = 1.0
 # After a key or a click, the screen paints as soon as it is dirty instead of on Textual's next
 # update tick (MainScreen._on_idle), until the first paint after an action ran for it (run_action) or
 # for ANSWER_WINDOW seconds (typing runs no action). tui_frames.py at x1000 on 150,000 pods, a key
-# every 0.25 s, six interleaved pairs against the timer's paints: key shown p95 54.2, 47.5, 45.1,
-# 40.0, 56.7, 47.6 -> 42.1, 30.7, 26.0, 35.7, 30.7, 33.0 ms. Painting every change for the whole
-# window instead made 4.4 paints a key (1.9 so), with the keys as fast.
+# every 0.25 s, ten interleaved pairs against the timer's paints: key shown p95 39.5-56.7 ->
+# 26.0-42.1 ms, the speed the same. Painting every change for the whole window made 4.4 paints a
+# key; ending at the action's paint, 1.9, the keys as fast (benchmarks/HISTORY.md, Session 52).
 ANSWER_WINDOW = 0.05
 
 
@@ -225,7 +225,7 @@ class PlaygroundApp(OperationFlows, ScenarioFiles, App):
 
     async def run_action(self, action, default_namespace=None) -> bool:
         ran = await super().run_action(action, default_namespace)
-        self._answered = True
+        self._answered = True  # a binding's action has changed the widgets: the next paint answers
         return ran
 
     def on_unmount(self) -> None:

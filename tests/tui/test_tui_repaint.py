@@ -4,6 +4,7 @@ screen after incremental repaints with the screen repainted whole (the plain com
 
 from __future__ import annotations
 
+import asyncio
 import io
 import os
 
@@ -428,22 +429,23 @@ async def test_a_view_switch_restyles_no_table_and_repaints_no_whole_screen():
         assert app.focused is pods and _cursor_look(pods) == focused_look
 
 
-async def _paints_until(app, paints: list, rounds: int = 200) -> None:
-    import asyncio
-
+async def _paints_until(paints: list, rounds: int = 200) -> None:
     for _ in range(rounds):
         if paints:
             return
         await asyncio.sleep(0.001)
 
 
-async def test_the_answer_to_a_key_is_painted_without_waiting_for_the_update_tick():
+async def test_the_answer_to_a_key_is_painted_without_waiting_for_the_update_tick(monkeypatch):
     """Textual paints a dirty screen on its update timer's next tick (60 a second); the answer to a
     key or a click is painted as soon as the widgets have it. With the timer stopped, the key's
     answer is still painted; once it is, a later change (the engine's next frame) waits for the
     timer again."""
     from textual import events
 
+    import playground.tui.app as app_module
+
+    monkeypatch.setattr(app_module, "ANSWER_WINDOW", 60.0)  # a slow machine's key is answered too
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await app.advance(3)
@@ -459,12 +461,12 @@ async def test_the_answer_to_a_key_is_painted_without_waiting_for_the_update_tic
         screen._compositor_refresh = spy
 
         app.post_message(events.Key("2", "2"))
-        await _paints_until(app, paints)
+        await _paints_until(paints)
         assert paints and paints[-1] == "pods"
         assert not screen._dirty_widgets and not screen._layout_required
 
         paints.clear()
         app.views["pods"].table.refresh()  # the shown table, as a frame's update does
-        await _paints_until(app, paints, rounds=30)
+        await _paints_until(paints, rounds=30)
         assert paints == []
         assert screen._dirty_widgets  # left for the update timer
